@@ -1,0 +1,312 @@
+// The symbolic checker (see checker.h). It plays every rank's schedule the way the
+// executor would: a step starts once its dependencies are done, sends and local operations
+// take effect when their step starts, a receive completes when its matching send has
+// started. Instead of data, each element carries the set of ranks whose input it holds.
+#include "algorithms/checker.h"
+
+#include <memory>
+#include <optional>
+#include <unordered_map>
+
+#include "algorithms/errors.h"
+#include "algorithms/happens_before.h"
+#include "algorithms/symbolic_buffer.h"
+
+namespace arlab {
+namespace {
+
+using Pieces = std::vector<std::pair<uint64_t, RankSet>>;  // (length, contributions) in order
+
+struct Message {
+  OpKind kind;
+  Slice remote_dst;  // for Write: where the bytes land at the receiver
+  Pieces pieces;
+  uint64_t count;
+};
+
+struct Waiter {
+  uint32_t step;
+  uint32_t op;
+};
+
+struct RankState {
+  const RankSchedule* schedule;
+  std::unique_ptr<SymbolicBuffer> input, output, scratch;
+  bool in_place;
+  std::unique_ptr<HappensBefore> order;
+  std::vector<uint32_t> remaining_deps, pending, op_seq, dependents_begin, dependents;
+  size_t done = 0;
+
+  SymbolicBuffer& buffer(BufferId id) {
+    if (id == BufferId::Scratch) return *scratch;
+    if (id == BufferId::Output || in_place) return *output;
+    return *input;
+  }
+};
+
+class WorldChecker {
+ public:
+  WorldChecker(const std::vector<RankSchedule>& world, const CheckOptions& options) : n_(world.size()) {
+    ranks_.resize(n_);
+    for (size_t r = 0; r < n_; ++r) init_rank(r, world[r], options);
+  }
+
+  CheckStats run() {
+    while (!ready_.empty()) {
+      auto [r, step] = ready_.back();
+      ready_.pop_back();
+      start_step(r, step);
+    }
+    finish();
+    return stats_;
+  }
+
+ private:
+  void init_rank(size_t r, const RankSchedule& s, const CheckOptions& options) {
+    RankState& st = ranks_[r];
+    st.schedule = &s;
+    st.in_place = options.in_place;
+    if (s.rank != static_cast<int>(r) || s.nranks != static_cast<int>(n_))
+      fail(r, "schedule is for rank " + std::to_string(s.rank) + " of " + std::to_string(s.nranks));
+    st.input = std::make_unique<SymbolicBuffer>(s.count, RankSet::single(r), kInitialData);
+    st.output = std::make_unique<SymbolicBuffer>(s.count, RankSet{}, kNeverWritten);
+    if (options.in_place) st.output = std::make_unique<SymbolicBuffer>(s.count, RankSet::single(r), kInitialData);
+    st.scratch = std::make_unique<SymbolicBuffer>(s.scratch_count, RankSet{}, kNeverWritten);
+    st.order = std::make_unique<HappensBefore>(s);
+    const size_t steps = s.num_steps();
+    st.remaining_deps.resize(steps);
+    st.pending.assign(steps, 0);
+    // Dependents in CSR form, and the per-peer sequence number of every message op.
+    st.dependents_begin.assign(steps + 1, 0);
+    for (size_t x = 0; x < steps; ++x) {
+      st.remaining_deps[x] = static_cast<uint32_t>(s.deps(x).size());
+      for (uint32_t d : s.deps(x)) ++st.dependents_begin[d + 1];
+    }
+    for (size_t x = 0; x < steps; ++x) st.dependents_begin[x + 1] += st.dependents_begin[x];
+    st.dependents.resize(st.dependents_begin[steps]);
+    std::vector<uint32_t> fill(st.dependents_begin.begin(), st.dependents_begin.end() - 1);
+    for (size_t x = 0; x < steps; ++x)
+      for (uint32_t d : s.deps(x)) st.dependents[fill[d]++] = static_cast<uint32_t>(x);
+    std::unordered_map<int64_t, uint32_t> sent, received;
+    st.op_seq.resize(s.num_ops());
+    for (size_t i = 0; i < s.num_ops(); ++i) {
+      const Op& op = s.all_ops()[i];
+      if (is_outgoing(op.kind) || is_incoming(op.kind)) {
+        if (op.peer < 0 || op.peer >= static_cast<int>(n_) || op.peer == static_cast<int>(r))
+          fail(r, "op " + to_string(op) + " names an invalid peer");
+        st.op_seq[i] = (is_outgoing(op.kind) ? sent : received)[op.peer]++;
+      }
+    }
+    for (size_t x = 0; x < steps; ++x)
+      if (st.remaining_deps[x] == 0) ready_.push_back({r, static_cast<uint32_t>(x)});
+    stats_.steps += steps;
+    stats_.ops += s.num_ops();
+  }
+
+  uint64_t key(size_t from, size_t to, uint32_t seq) const { return ((from * n_ + to) << 32) | seq; }
+
+  [[noreturn]] void fail(size_t r, const std::string& what, int64_t step = -1) const {
+    std::string where = "rank " + std::to_string(r);
+    if (step >= 0) where += " step " + std::to_string(step);
+    throw ScheduleError("schedule check failed: " + where + ": " + what);
+  }
+
+  void check_bounds(size_t r, uint32_t step, const Op& op, const Slice& s) {
+    SymbolicBuffer& b = ranks_[r].buffer(s.buffer);
+    if (s.offset + s.count > b.size())
+      fail(r, to_string(op) + ": " + to_string(s) + " is outside the buffer of " + std::to_string(b.size()) + " elements", step);
+  }
+
+  // Reads a slice as of now: checks it is initialised and written by a step ordered
+  // before this one, and returns its contributions piece by piece.
+  Pieces read(size_t r, uint32_t step, const Op& op, const Slice& s) {
+    check_bounds(r, step, op, s);
+    RankState& st = ranks_[r];
+    Pieces pieces;
+    st.buffer(s.buffer).for_range(s.offset, s.offset + s.count, [&](uint64_t begin, SymbolicSegment& seg) {
+      if (seg.writer == kNeverWritten)
+        fail(r, to_string(op) + " reads " + to_string(s) + ", which is never written before", step);
+      if (seg.writer != kInitialData && !st.order->ordered(seg.writer, step))
+        fail(r, to_string(op) + " reads " + to_string(s) + " written by step " + std::to_string(seg.writer) +
+                    ", which is not ordered before it (race)", step);
+      pieces.emplace_back(seg.end - begin, seg.contributions);
+    });
+    return pieces;
+  }
+
+  void mark_read(size_t r, uint32_t step, const Slice& s) {
+    ranks_[r].buffer(s.buffer).for_range(s.offset, s.offset + s.count, [&](uint64_t, SymbolicSegment& seg) {
+      if (seg.readers.empty() || seg.readers.back() != step) seg.readers.push_back(step);
+    });
+  }
+
+  void write(size_t r, uint32_t step, const Op& op, const Slice& s, const Pieces& pieces) {
+    check_bounds(r, step, op, s);
+    RankState& st = ranks_[r];
+    SymbolicBuffer& buf = st.buffer(s.buffer);
+    // Split the destination at every piece boundary, then overwrite segment by segment.
+    uint64_t pos = s.offset;
+    for (const auto& [length, contributions] : pieces) {
+      buf.for_range(pos, pos + length, [&](uint64_t, SymbolicSegment& seg) {
+        if (seg.writer != kNeverWritten && seg.writer != kInitialData && !st.order->ordered(seg.writer, step))
+          fail(r, to_string(op) + " overwrites " + to_string(s) + " written by unordered step " + std::to_string(seg.writer) + " (race)", step);
+        for (uint32_t reader : seg.readers)
+          if (!st.order->ordered(reader, step))
+            fail(r, to_string(op) + " overwrites " + to_string(s) + " while unordered step " + std::to_string(reader) + " reads it (race)", step);
+        seg.contributions = contributions;
+        seg.writer = step;
+        seg.readers.clear();
+      });
+      pos += length;
+    }
+    buf.coalesce(s.offset, s.offset + s.count);
+  }
+
+  // a (op) b, piece by piece; a rank present in both is a contribution counted twice.
+  Pieces combine(size_t r, uint32_t step, const Op& op, const Pieces& a, const Pieces& b) {
+    Pieces out;
+    size_t i = 0, j = 0;
+    uint64_t used_a = 0, used_b = 0;
+    while (i < a.size() && j < b.size()) {
+      const uint64_t len = std::min(a[i].first - used_a, b[j].first - used_b);
+      auto u = RankSet::disjoint_union(a[i].second, b[j].second);
+      if (!u) fail(r, to_string(op) + " adds " + a[i].second.to_string() + " to " + b[j].second.to_string() + ": a contribution counted twice", step);
+      out.emplace_back(len, std::move(*u));
+      if ((used_a += len) == a[i].first) ++i, used_a = 0;
+      if ((used_b += len) == b[j].first) ++j, used_b = 0;
+    }
+    return out;
+  }
+
+  void start_step(size_t r, uint32_t step) {
+    RankState& st = ranks_[r];
+    const auto ops = st.schedule->ops(step);
+    const uint32_t first = st.schedule->first_op(step);
+    st.pending[step] = 1;  // held until every op is posted, so a delivery cannot complete the step early
+    for (uint32_t i = 0; i < ops.size(); ++i) {
+      const Op& op = ops[i];
+      switch (op.kind) {
+        case OpKind::Send:
+        case OpKind::Write: {
+          Message m{op.kind, op.dst(), read(r, step, op, op.a()), op.count};
+          mark_read(r, step, op.a());
+          post_message(r, op, st.op_seq[first + i], std::move(m));
+          break;
+        }
+        case OpKind::Recv:
+        case OpKind::WaitSignal:
+          ++st.pending[step];
+          post_receive(r, step, first + i);
+          break;
+        case OpKind::Reduce: {
+          const Pieces a = read(r, step, op, op.a()), b = read(r, step, op, op.b());
+          const Pieces sum = combine(r, step, op, a, b);
+          write(r, step, op, op.dst(), sum);
+          mark_read(r, step, op.a());
+          mark_read(r, step, op.b());
+          break;
+        }
+        case OpKind::Copy: {
+          const Pieces a = read(r, step, op, op.a());
+          write(r, step, op, op.dst(), a);
+          mark_read(r, step, op.a());
+          break;
+        }
+      }
+    }
+    if (--st.pending[step] == 0) complete_step(r, step);
+  }
+
+  void post_message(size_t r, const Op& op, uint32_t seq, Message m) {
+    ++stats_.messages;
+    const uint64_t k = key(r, op.peer, seq);
+    if (auto w = waiting_.find(k); w != waiting_.end()) {
+      const Waiter waiter = w->second;
+      waiting_.erase(w);
+      deliver(op.peer, waiter, r, m);
+    } else {
+      in_flight_.emplace(k, std::move(m));
+    }
+  }
+
+  void post_receive(size_t r, uint32_t step, uint32_t op_index) {
+    const Op& op = ranks_[r].schedule->all_ops()[op_index];
+    const uint64_t k = key(op.peer, r, ranks_[r].op_seq[op_index]);
+    if (auto m = in_flight_.find(k); m != in_flight_.end()) {
+      Message msg = std::move(m->second);
+      in_flight_.erase(m);
+      deliver(r, {step, op_index}, op.peer, msg);
+    } else {
+      waiting_.emplace(k, Waiter{step, op_index});
+    }
+  }
+
+  void deliver(size_t r, Waiter w, size_t from, const Message& m) {
+    RankState& st = ranks_[r];
+    const Op& op = st.schedule->all_ops()[w.op];
+    const bool one_sided = op.kind == OpKind::WaitSignal;
+    if (one_sided != (m.kind == OpKind::Write))
+      fail(r, to_string(op) + " is matched by a " + to_string(m.kind) + " from rank " + std::to_string(from), w.step);
+    if (m.count != op.count || (one_sided && (m.remote_dst.offset != op.dst_offset || m.remote_dst.buffer != op.dst_buffer)))
+      fail(r, to_string(op) + " is matched by a " + to_string(m.kind) + " of " + std::to_string(m.count) +
+                  " elements into " + to_string(m.remote_dst) + " from rank " + std::to_string(from), w.step);
+    write(r, w.step, op, op.dst(), m.pieces);
+    if (--st.pending[w.step] == 0) complete_step(r, w.step);
+  }
+
+  void complete_step(size_t r, uint32_t step) {
+    RankState& st = ranks_[r];
+    ++st.done;
+    for (uint32_t k = st.dependents_begin[step]; k < st.dependents_begin[step + 1]; ++k) {
+      const uint32_t x = st.dependents[k];
+      if (--st.remaining_deps[x] == 0) ready_.push_back({r, x});
+    }
+  }
+
+  void finish() {
+    for (size_t r = 0; r < n_; ++r) {
+      RankState& st = ranks_[r];
+      if (st.done == st.schedule->num_steps()) continue;
+      for (uint32_t x = 0; x < st.schedule->num_steps(); ++x)
+        if (st.pending[x] > 0 || st.remaining_deps[x] > 0)
+          fail(r, "deadlock: never completes (waiting for " +
+                      (st.pending[x] ? std::string("a message") : std::to_string(st.remaining_deps[x]) + " dependencies") + ")", x);
+    }
+    if (!in_flight_.empty()) {
+      const uint64_t k = in_flight_.begin()->first, pair = k >> 32;
+      fail(pair / n_, "a message to rank " + std::to_string(pair % n_) + " (sequence " + std::to_string(k & 0xffffffffu) + ") is never received");
+    }
+    // Every element of every output must hold every rank's contribution exactly once.
+    for (size_t r = 0; r < n_; ++r)
+      for (const auto& [begin, seg] : ranks_[r].output->segments())
+        if (!seg.contributions.is_range(0, static_cast<uint32_t>(n_)))
+          fail(r, "output[" + std::to_string(begin) + ":" + std::to_string(seg.end) + "] ends with contributions " +
+                      seg.contributions.to_string() + ", not all " + std::to_string(n_) + " ranks");
+  }
+
+  size_t n_;
+  std::vector<RankState> ranks_;
+  std::vector<std::pair<size_t, uint32_t>> ready_;
+  std::unordered_map<uint64_t, Message> in_flight_;
+  std::unordered_map<uint64_t, Waiter> waiting_;
+  CheckStats stats_;
+};
+
+}  // namespace
+
+CheckStats check_schedules(const std::vector<RankSchedule>& world, const CheckOptions& options) {
+  if (world.empty()) throw ScheduleError("schedule check failed: empty world");
+  return WorldChecker(world, options).run();
+}
+
+CheckStats check_algorithm(ScheduleGeneratorFn generate, Problem problem, const CheckOptions& options) {
+  std::vector<RankSchedule> world;
+  world.reserve(problem.nranks);
+  for (int r = 0; r < problem.nranks; ++r) {
+    problem.rank = r;
+    world.push_back(generate(problem));
+  }
+  return check_schedules(world, options);
+}
+
+}  // namespace arlab

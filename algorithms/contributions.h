@@ -1,0 +1,62 @@
+// A set of ranks, stored as sorted, disjoint, non-adjacent half-open intervals. Every
+// algorithm in the lab accumulates contiguous rank ranges (a ring arc, a subtree, a
+// recursive-doubling group), so a set is one or two intervals and a union is cheap even
+// for N in the thousands.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace arlab {
+
+class RankSet {
+ public:
+  RankSet() = default;
+  static RankSet single(uint32_t rank) { return RankSet({{rank, rank + 1}}); }
+  static RankSet range(uint32_t begin, uint32_t end) { return RankSet({{begin, end}}); }
+
+  // The union, or nullopt when the two sets share a rank (a contribution counted twice).
+  static std::optional<RankSet> disjoint_union(const RankSet& a, const RankSet& b) {
+    std::vector<Interval> out;
+    out.reserve(a.parts_.size() + b.parts_.size());
+    size_t i = 0, j = 0;
+    while (i < a.parts_.size() || j < b.parts_.size()) {
+      const bool take_a = j == b.parts_.size() || (i < a.parts_.size() && a.parts_[i].begin < b.parts_[j].begin);
+      const Interval next = take_a ? a.parts_[i++] : b.parts_[j++];
+      if (!out.empty() && next.begin < out.back().end) return std::nullopt;
+      if (!out.empty() && next.begin == out.back().end)
+        out.back().end = next.end;
+      else
+        out.push_back(next);
+    }
+    return RankSet(std::move(out));
+  }
+
+  bool empty() const { return parts_.empty(); }
+  bool is_range(uint32_t begin, uint32_t end) const {
+    return parts_.size() == 1 && parts_[0].begin == begin && parts_[0].end == end;
+  }
+  bool operator==(const RankSet& o) const { return parts_ == o.parts_; }
+
+  std::string to_string() const {
+    std::string s = "{";
+    for (const auto& p : parts_) {
+      if (s.size() > 1) s += ",";
+      s += std::to_string(p.begin);
+      if (p.end > p.begin + 1) s += ".." + std::to_string(p.end - 1);
+    }
+    return s + "}";
+  }
+
+ private:
+  struct Interval {
+    uint32_t begin, end;
+    bool operator==(const Interval&) const = default;
+  };
+  explicit RankSet(std::vector<Interval> parts) : parts_(std::move(parts)) {}
+  std::vector<Interval> parts_;
+};
+
+}  // namespace arlab

@@ -1,0 +1,30 @@
+// The algorithms the lab knows, by the names users type after `-a`.
+#pragma once
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "algorithms/schedule.h"
+
+namespace arlab {
+
+using ScheduleGenerator = RankSchedule (*)(const Problem&);
+
+struct AlgorithmInfo {
+  std::string_view name;
+  std::string_view summary;
+  ScheduleGenerator generate;
+};
+
+// Every schedule-generating algorithm; adding one is a generator file and one line in
+// registry.cpp.
+const std::vector<AlgorithmInfo>& algorithms();
+
+// nullptr when `name` is not a known algorithm.
+const AlgorithmInfo* find_algorithm(std::string_view name);
+
+// "ring, rd, ..." for error messages.
+std::string algorithm_names();
+
+}  // namespace arlab

@@ -1,0 +1,78 @@
+// Ring all-reduce: a reduce-scatter around the ring, then an all-gather around it.
+//
+// The buffer is cut into N blocks (partition.h). With 4 ranks, rank r at reduce-scatter
+// step s sends block (r - s) to its right neighbour and receives block (r - s - 1) from
+// its left one, adding it to its own copy:
+//
+//   step 0:  r0 sends b0, gets b3    r1 sends b1, gets b0   ...
+//   step 2:  r0 sends b2, gets b1    ...  after N-1 steps rank r owns the full sum of b(r+1)
+//
+// The all-gather then passes the finished blocks around the ring: at step s rank r sends
+// block (r + 1 - s) and receives block (r - s) straight into its output.
+//
+// Every block is further cut into pipeline chunks. All operations on chunk index c form
+// one chain of dependencies (each step waits for the previous step of the same chunk), so
+// chunk c+1 travels while chunk c is being reduced. Operations on different chunk indices
+// touch disjoint elements, so the chain per chunk is all the ordering the data needs.
+#include "algorithms/partition.h"
+#include "algorithms/ring.h"
+
+namespace arlab {
+
+RankSchedule generate_ring(const Problem& p) {
+  RankSchedule s;
+  s.rank = p.rank;
+  s.nranks = p.nranks;
+  s.count = p.count;
+  const int n = p.nranks, r = p.rank;
+  if (n == 1) {
+    if (p.count > 0) s.add_step({Op::copy({BufferId::Output, 0, p.count}, {BufferId::Input, 0, p.count})}, {});
+    return s;
+  }
+  const uint64_t chunk = p.chunk_elements();
+  const uint64_t max_block = max_block_count(p.count, n);
+  s.scratch_count = max_block;
+  const int right = mod(r + 1, n), left = mod(r - 1, n);
+  auto block = [&](int b) { return block_range(p.count, n, b); };
+
+  const uint64_t max_chunks = num_chunks(max_block, chunk);
+  std::vector<uint32_t> last(max_chunks, UINT32_MAX);  // last step of each chunk's chain
+  std::vector<Op> ops;
+  std::vector<uint32_t> deps;
+  auto add = [&](uint64_t c) {
+    deps.clear();
+    if (last[c] != UINT32_MAX) deps.push_back(last[c]);
+    last[c] = s.add_step(ops, deps);
+    ops.clear();
+  };
+
+  // Reduce-scatter: after step k, out[recv block] holds k + 2 ranks' contributions.
+  for (int step = 0; step < n - 1; ++step) {
+    const Range send_block = block(mod(r - step, n)), recv_block = block(mod(r - step - 1, n));
+    const BufferId send_from = step == 0 ? BufferId::Input : BufferId::Output;
+    for (uint64_t c = 0; c < max_chunks; ++c) {
+      const Range out = chunk_range(send_block, chunk, c), in = chunk_range(recv_block, chunk, c);
+      if (out.count) ops.push_back(Op::send(right, {send_from, out.offset, out.count}));
+      if (in.count) ops.push_back(Op::recv(left, {BufferId::Scratch, c * chunk, in.count}));
+      if (ops.empty()) continue;
+      add(c);
+      if (!in.count) continue;
+      ops.push_back(Op::reduce({BufferId::Output, in.offset, in.count}, {BufferId::Input, in.offset, in.count},
+                               {BufferId::Scratch, c * chunk, in.count}));
+      add(c);
+    }
+  }
+  // All-gather: forward finished blocks; each arrives directly in the output.
+  for (int step = 0; step < n - 1; ++step) {
+    const Range send_block = block(mod(r + 1 - step, n)), recv_block = block(mod(r - step, n));
+    for (uint64_t c = 0; c < max_chunks; ++c) {
+      const Range out = chunk_range(send_block, chunk, c), in = chunk_range(recv_block, chunk, c);
+      if (out.count) ops.push_back(Op::send(right, {BufferId::Output, out.offset, out.count}));
+      if (in.count) ops.push_back(Op::recv(left, {BufferId::Output, in.offset, in.count}));
+      if (!ops.empty()) add(c);
+    }
+  }
+  return s;
+}
+
+}  // namespace arlab

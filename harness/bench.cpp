@@ -1,0 +1,156 @@
+// `arlab bench`: for every algorithm and size, time warm-up + n iterations out of place and
+// in place (slowest rank's average), then run once more on fresh seeded data and count the
+// wrong elements on every rank. Any wrong value makes the exit status 1.
+#include "harness/bench.h"
+
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <ctime>
+#include <map>
+#include <set>
+
+#include "algorithms/reducers.h"
+#include "arlab_config.h"
+#include "harness/check_data.h"
+#include "harness/collective.h"
+#include "harness/reporters.h"
+#include "harness/sizes.h"
+#include "transports/bootstrap.h"
+#include "transports/registry.h"
+
+namespace arlab {
+namespace {
+
+std::string now_iso8601() {
+  char buf[32];
+  const std::time_t t = std::time(nullptr);
+  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&t));
+  return buf;
+}
+
+class BenchRun {
+ public:
+  BenchRun(const BenchOptions& o, Bootstrap& boot) : o_(o), boot_(boot) {
+    transport_ = &lookup(o.transport);
+    elem_ = info(o.type).size;
+    const size_t bytes = std::max<uint64_t>(o.max_bytes, elem_);
+    input_.resize(bytes);
+    output_.resize(bytes);
+    expected_.resize(bytes);
+    scratch_.resize(bytes);
+    if (boot.rank() == 0) {
+      reporters_.push_back(make_table_reporter());
+      if (!o.csv_path.empty()) reporters_.push_back(make_csv_reporter(o.csv_path));
+      if (!o.json_path.empty()) reporters_.push_back(make_json_reporter(o.json_path));
+    }
+  }
+
+  int run() {
+    const RunMetadata meta = metadata();
+    for (auto& r : reporters_) r->begin(meta);
+    const auto sizes = size_sweep(o_.min_bytes, o_.max_bytes, o_.factor, o_.increment, elem_);
+    uint64_t total_wrong = 0;
+    for (const std::string& algorithm : o_.algorithms) {
+      const std::string transport_name = transport_of(algorithm);
+      for (auto& r : reporters_) r->begin_algorithm(algorithm, transport_name);
+      for (uint64_t size : sizes) {
+        ResultRow row = measure(algorithm, size);
+        row.transport = transport_name;
+        total_wrong += std::max<int64_t>(0, row.out_of_place.wrong) + std::max<int64_t>(0, row.in_place.wrong);
+        for (auto& r : reporters_) r->row(row);
+      }
+      for (auto& r : reporters_) r->end_algorithm();
+    }
+    for (auto& r : reporters_) r->end();
+    return total_wrong ? 1 : 0;
+  }
+
+ private:
+  Transport& lookup(std::string_view name) {
+    auto it = transports_.find(std::string(name));
+    if (it == transports_.end()) it = transports_.emplace(std::string(name), make_transport(name)).first;
+    return *it->second;
+  }
+
+  std::string transport_of(const std::string& algorithm) const {
+    for (const auto& b : baselines())
+      if (b.name == algorithm) return std::string(b.transport);
+    return o_.transport;
+  }
+
+  ResultRow measure(const std::string& algorithm, uint64_t size) {
+    const uint64_t count = size / elem_;
+    AllreduceSpec spec{algorithm, o_.type, o_.op, count, o_.chunk_bytes, 0};
+    auto collective = make_collective(spec, *transport_, [this](std::string_view n) -> Transport& { return lookup(n); });
+    ResultRow row{algorithm, "", size, count, std::string(info(o_.type).name), std::string(name(o_.op)), {}, {}};
+    if (o_.check && count > 0) fill_expected(o_.type, o_.op, expected_.data(), scratch_.data(), count, boot_.size(), o_.seed);
+    for (bool in_place : {false, true}) {
+      char* in = in_place ? output_.data() : input_.data();
+      fill_input(o_.type, o_.op, in, count, boot_.rank(), o_.seed);
+      const double us = time_iterations(*collective, in, output_.data());
+      const int64_t wrong = o_.check ? check(*collective, count, in_place) : -1;
+      (in_place ? row.in_place : row.out_of_place) = measurement(size, us, boot_.size(), wrong);
+    }
+    return row;
+  }
+
+  double time_iterations(Collective& c, const char* in, char* out) {
+    for (int i = 0; i < o_.warmup; ++i) c.run(in, out);
+    boot_.barrier();
+    const auto t0 = std::chrono::steady_clock::now();
+    for (int i = 0; i < o_.iterations; ++i) c.run(in, out);
+    const std::chrono::duration<double, std::micro> elapsed = std::chrono::steady_clock::now() - t0;
+    return boot_.max(elapsed.count() / o_.iterations);
+  }
+
+  // One more run on fresh data, compared with the expected result on every rank. The
+  // output starts as garbage so an element the algorithm never writes is counted wrong.
+  int64_t check(Collective& c, uint64_t count, bool in_place) {
+    char* in = in_place ? output_.data() : input_.data();
+    if (!in_place) std::memset(output_.data(), 0xa5, count * elem_);
+    fill_input(o_.type, o_.op, in, count, boot_.rank(), o_.seed);
+    c.run(in, output_.data());
+    if (o_.inject_corruption && boot_.rank() == boot_.size() - 1) corrupt_one_element(o_.type, output_.data(), count);
+    const uint64_t wrong = count_wrong(o_.type, output_.data(), expected_.data(), count, boot_.size());
+    return static_cast<int64_t>(boot_.sum(wrong));
+  }
+
+  RunMetadata metadata() {
+    RunMetadata m;
+    m.arlab_version = ARLAB_VERSION;
+    m.git_commit = ARLAB_GIT_COMMIT;
+    m.command_line = o_.command_line;
+    m.started_at = now_iso8601();
+    m.transport = o_.transport;
+    m.mpi_library = boot_.library_version();
+    if (const char* job = std::getenv("SLURM_JOB_ID")) m.slurm_job_id = job;
+    m.type = info(o_.type).name;
+    m.redop = name(o_.op);
+    m.nranks = boot_.size();
+    m.hosts = boot_.gather_strings(boot_.hostname());
+    m.nnodes = static_cast<int>(std::set<std::string>(m.hosts.begin(), m.hosts.end()).size());
+    m.ranks_per_node = boot_.local_size();
+    m.iterations = o_.iterations;
+    m.warmup = o_.warmup;
+    m.check = o_.check;
+    m.chunk_bytes = o_.chunk_bytes;
+    m.algorithms = o_.algorithms;
+    return m;
+  }
+
+  const BenchOptions& o_;
+  Bootstrap& boot_;
+  std::map<std::string, std::unique_ptr<Transport>> transports_;
+  Transport* transport_ = nullptr;
+  size_t elem_ = 4;
+  std::vector<char> input_, output_, expected_, scratch_;
+  std::vector<std::unique_ptr<Reporter>> reporters_;
+};
+
+}  // namespace
+
+int run_bench(const BenchOptions& options, Bootstrap& bootstrap) { return BenchRun(options, bootstrap).run(); }
+
+}  // namespace arlab

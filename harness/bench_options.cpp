@@ -1,0 +1,89 @@
+#include "harness/bench_options.h"
+
+#include <cmath>
+
+#include "harness/collective.h"
+#include "harness/cli.h"
+#include "harness/errors.h"
+#include "harness/sizes.h"
+#include "transports/registry.h"
+
+namespace arlab {
+namespace {
+
+std::vector<std::string> split_list(const std::string& text) {
+  std::vector<std::string> out;
+  size_t start = 0;
+  while (start <= text.size()) {
+    const size_t comma = text.find(',', start);
+    const std::string item = text.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
+    if (!item.empty()) out.push_back(item);
+    if (comma == std::string::npos) break;
+    start = comma + 1;
+  }
+  return out;
+}
+
+}  // namespace
+
+BenchOptions parse_bench_options(int argc, char** argv) {
+  BenchOptions o;
+  std::string min = "8", max = "16M", inc = "0", chunk = "0", type = "float32", op = "sum", algos = "ring,mpi";
+  int check = 1;
+  CLI::App app{"arlab bench: time all-reduce algorithms side by side (run under mpirun or srun)", "arlab bench"};
+  app.add_option("-b,--minbytes", min, "smallest message size (8, 4K, 16M)")->capture_default_str();
+  app.add_option("-e,--maxbytes", max, "largest message size")->capture_default_str();
+  app.add_option("-f,--stepfactor", o.factor, "multiply the size by this factor each step")->capture_default_str();
+  app.add_option("-i,--stepbytes", inc, "add this many bytes each step instead of multiplying");
+  app.add_option("-n,--iters", o.iterations, "timed iterations per size")->capture_default_str();
+  app.add_option("-w,--warmup_iters", o.warmup, "untimed warm-up iterations per size")->capture_default_str();
+  app.add_option("-c,--check", check, "check results (0 or 1)")->capture_default_str();
+  app.add_option("-d,--datatype", type, "datatype: " + datatype_names())->capture_default_str();
+  app.add_option("-o,--op", op, "reduction: " + redop_names())->capture_default_str();
+  app.add_option("-a,--algorithms", algos, "comma list of algorithms: " + all_algorithm_names())->capture_default_str();
+  app.add_option("-t,--transport", o.transport, "transport: " + transport_names())->capture_default_str();
+  app.add_option("--chunk", chunk, "pipeline chunk size in bytes (0: one chunk per block)")->capture_default_str();
+  app.add_option("--csv", o.csv_path, "write results as CSV to this file");
+  app.add_option("--json", o.json_path, "write results and run metadata as JSON to this file");
+  app.add_option("--seed", o.seed, "seed of the generated data")->capture_default_str();
+  app.add_flag("--inject-corruption", o.inject_corruption,
+               "fault injection: the last rank corrupts one element of each checked result (tests -c)");
+  parse_flags(app, argc, argv);
+
+  o.min_bytes = parse_size("-b", min);
+  o.max_bytes = parse_size("-e", max);
+  o.increment = parse_size("-i", inc);
+  o.chunk_bytes = parse_size("--chunk", chunk);
+  if (o.min_bytes > o.max_bytes)
+    throw UsageError("-b " + min + " is larger than -e " + max + " (the sweep runs from -b up to -e)");
+  if (!(o.factor > 1) && o.increment == 0 && o.min_bytes != o.max_bytes)
+    throw UsageError("-f: the step factor must be greater than 1 (got " + std::to_string(o.factor) + "), or give -i");
+  if (!std::isfinite(o.factor) || o.factor <= 0)
+    throw UsageError("-f: the step factor must be a positive number (got " + std::to_string(o.factor) + ")");
+  if (o.iterations < 1) throw UsageError("-n: at least 1 iteration (got " + std::to_string(o.iterations) + ")");
+  if (o.warmup < 0) throw UsageError("-w: warm-up iterations cannot be negative (got " + std::to_string(o.warmup) + ")");
+  if (check != 0 && check != 1) throw UsageError("-c: 0 or 1 (got " + std::to_string(check) + ")");
+  o.check = check;
+  const DataTypeInfo* t = find_datatype(type);
+  if (!t) throw UsageError("-d: unknown datatype '" + type + "' (accepted: " + datatype_names() + ", or half, float, double)");
+  o.type = t->type;
+  const RedOpInfo* r = find_redop(op);
+  if (!r) throw UsageError("-o: unknown reduction '" + op + "' (accepted: " + redop_names() + ")");
+  o.op = r->op;
+  o.algorithms = split_list(algos);
+  if (o.algorithms.empty()) throw UsageError("-a: the algorithm list is empty (accepted: " + all_algorithm_names() + ")");
+  for (const auto& a : o.algorithms)
+    if (!is_known_algorithm(a)) throw UsageError("-a: unknown algorithm '" + a + "' (accepted: " + all_algorithm_names() + ")");
+  const TransportInfo* tr = find_transport(o.transport);
+  if (!tr) throw UsageError("-t: unknown transport '" + o.transport + "' (accepted: " + transport_names() + ")");
+  if (!tr->make) {
+    std::string available;
+    for (const auto& t : transports())
+      if (t.make) available += (available.empty() ? "" : ", ") + std::string(t.name);
+    throw UsageError("-t " + o.transport + ": " + std::string(tr->unavailable_reason) + " (available here: " + available + ")");
+  }
+  for (int i = 0; i < argc; ++i) o.command_line += (i ? " " : "") + std::string(argv[i]);
+  return o;
+}
+
+}  // namespace arlab

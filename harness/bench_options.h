@@ -1,0 +1,36 @@
+// `arlab bench` options, with nccl-tests' flags (-b -e -f -i -n -w -c -d -o) plus the lab's
+// own (-a -t --chunk --csv --json). Parsed and validated before MPI starts, so bad input is
+// one line and exit status 2 on every rank, never a hang.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "algorithms/datatype.h"
+
+namespace arlab {
+
+struct BenchOptions {
+  uint64_t min_bytes = 8;
+  uint64_t max_bytes = 16u << 20;
+  double factor = 2;
+  uint64_t increment = 0;
+  int iterations = 20;
+  int warmup = 5;
+  int check = 1;
+  DataType type = DataType::Float32;
+  RedOp op = RedOp::Sum;
+  std::vector<std::string> algorithms{"ring", "mpi"};
+  std::string transport = "mpi";
+  uint64_t chunk_bytes = 0;
+  std::string csv_path, json_path;
+  bool inject_corruption = false;
+  uint64_t seed = 0x5eed;
+  std::string command_line;
+};
+
+// Throws UsageError naming the flag; CLI::CallForHelp / CLI::Success for --help.
+BenchOptions parse_bench_options(int argc, char** argv);
+
+}  // namespace arlab

@@ -1,0 +1,97 @@
+#include "harness/collective.h"
+
+#include "algorithms/registry.h"
+#include "algorithms/reducers.h"
+#include "harness/errors.h"
+#include "harness/executor.h"
+
+namespace arlab {
+namespace {
+
+class ScheduledAllreduce final : public Collective {
+ public:
+  ScheduledAllreduce(const AllreduceSpec& spec, const AlgorithmInfo& algorithm, Transport& transport)
+      : spec_(spec), transport_(transport), reduce_(reducer(spec.type, spec.op)) {
+    Problem p;
+    p.rank = transport.rank();
+    p.nranks = transport.size();
+    p.count = spec.count;
+    p.element_size = info(spec.type).size;
+    p.chunk_bytes = spec.chunk_bytes;
+    p.ranks_per_node = spec.ranks_per_node;
+    schedule_ = algorithm.generate(p);
+    executor_ = std::make_unique<Executor>(schedule_, p.element_size);
+    scratch_.resize(schedule_.scratch_count * p.element_size);
+  }
+
+  void run(const void* input, void* output) override {
+    executor_->run(transport_, {input, output, scratch_.data()}, reduce_);
+    if (spec_.op == RedOp::Avg) divide_by_ranks(spec_.type, output, spec_.count, transport_.size());
+  }
+
+ private:
+  AllreduceSpec spec_;
+  Transport& transport_;
+  ReduceFn reduce_;
+  RankSchedule schedule_;
+  std::unique_ptr<Executor> executor_;
+  std::vector<char> scratch_;
+};
+
+NativeReduction native_reduction(DataType type, RedOp op) {
+  using K = NativeReduction::Kind;
+  using O = NativeReduction::Op;
+  const DataTypeInfo& t = info(type);
+  K kind = type == DataType::Bfloat16 ? K::BFloat
+         : t.is_float                 ? K::Float
+         : (type == DataType::Uint8 || type == DataType::Uint32 || type == DataType::Uint64) ? K::UnsignedInt
+                                                                                           : K::SignedInt;
+  const O ops[] = {O::Sum, O::Prod, O::Min, O::Max, O::Sum};  // avg: sum, then divide
+  return {kind, ops[static_cast<size_t>(op)], t.size, reducer(type, op)};
+}
+
+// The library's own all-reduce; avg is a sum followed by the same division as the lab's.
+class NativeAllreduce final : public Collective {
+ public:
+  NativeAllreduce(const AllreduceSpec& spec, Transport& transport) : spec_(spec), transport_(transport) {}
+  void run(const void* input, void* output) override {
+    transport_.native_allreduce(input, output, spec_.count, native_reduction(spec_.type, spec_.op));
+    if (spec_.op == RedOp::Avg) divide_by_ranks(spec_.type, output, spec_.count, transport_.size());
+  }
+
+ private:
+  AllreduceSpec spec_;
+  Transport& transport_;
+};
+
+}  // namespace
+
+const std::vector<BaselineInfo>& baselines() {
+  static const std::vector<BaselineInfo> table = {
+      {"mpi", "the MPI library's own MPI_Allreduce", "mpi"},
+  };
+  return table;
+}
+
+bool is_known_algorithm(std::string_view name) {
+  if (find_algorithm(name)) return true;
+  for (const auto& b : baselines())
+    if (b.name == name) return true;
+  return false;
+}
+
+std::string all_algorithm_names() {
+  std::string names = algorithm_names();
+  for (const auto& b : baselines()) names += ", " + std::string(b.name);
+  return names;
+}
+
+std::unique_ptr<Collective> make_collective(const AllreduceSpec& spec, Transport& transport,
+                                            const TransportLookup& lookup) {
+  if (const AlgorithmInfo* a = find_algorithm(spec.algorithm)) return std::make_unique<ScheduledAllreduce>(spec, *a, transport);
+  for (const auto& b : baselines())
+    if (b.name == spec.algorithm) return std::make_unique<NativeAllreduce>(spec, lookup(b.transport));
+  throw UsageError("-a: unknown algorithm '" + spec.algorithm + "' (accepted: " + all_algorithm_names() + ")");
+}
+
+}  // namespace arlab

@@ -1,0 +1,50 @@
+// One all-reduce the harness can run and time: a scheduled algorithm on a transport
+// (ScheduledAllreduce), or a library's own all-reduce (the baselines `mpi`, later `nccl`).
+// Everything that does not depend on the data — the schedule, the executor's plan, the
+// scratch buffer — is built once per (algorithm, size) and reused by every iteration.
+#pragma once
+
+#include <functional>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "algorithms/datatype.h"
+#include "transports/transport.h"
+
+namespace arlab {
+
+struct AllreduceSpec {
+  std::string algorithm;  // a schedule generator or a baseline name
+  DataType type = DataType::Float32;
+  RedOp op = RedOp::Sum;
+  uint64_t count = 0;
+  uint64_t chunk_bytes = 0;
+  int ranks_per_node = 0;
+};
+
+class Collective {
+ public:
+  virtual ~Collective() = default;
+  virtual void run(const void* input, void* output) = 0;  // output == input: in place
+};
+
+// Finds transports by name (created once, shared by every collective of a run).
+using TransportLookup = std::function<Transport&(std::string_view name)>;
+
+// Builds `spec.algorithm` for this rank. Scheduled algorithms run on `transport`; baselines
+// on their own library's transport. Throws UsageError for unknown names.
+std::unique_ptr<Collective> make_collective(const AllreduceSpec& spec, Transport& transport,
+                                            const TransportLookup& lookup);
+
+struct BaselineInfo {
+  std::string_view name;
+  std::string_view summary;
+  std::string_view transport;
+};
+const std::vector<BaselineInfo>& baselines();
+bool is_known_algorithm(std::string_view name);  // a generator or a baseline
+std::string all_algorithm_names();
+
+}  // namespace arlab

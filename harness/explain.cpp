@@ -1,0 +1,66 @@
+// `arlab explain -a ring -N 4 --count 8`: prints an algorithm's schedule rank by rank and
+// step by step, then proves it with the symbolic checker. Needs no MPI.
+#include "harness/explain.h"
+
+#include <cstdio>
+
+#include "algorithms/checker.h"
+#include "algorithms/datatype.h"
+#include "algorithms/registry.h"
+#include "harness/cli.h"
+#include "harness/errors.h"
+#include "harness/sizes.h"
+
+namespace arlab {
+
+int run_explain(int argc, char** argv) {
+  std::string algorithm = "ring", chunk = "0", type = "float32";
+  int nranks = 4, only_rank = -1;
+  uint64_t count = 8;
+  CLI::App app{"arlab explain: print an algorithm's schedule, rank by rank and step by step", "arlab explain"};
+  app.add_option("-a,--algorithm", algorithm, "algorithm: " + algorithm_names())->capture_default_str();
+  app.add_option("-N,--nranks", nranks, "number of ranks")->capture_default_str();
+  app.add_option("--count", count, "elements per rank")->capture_default_str();
+  app.add_option("--chunk", chunk, "pipeline chunk in bytes (0: none)")->capture_default_str();
+  app.add_option("-d,--datatype", type, "datatype (sets the element size)")->capture_default_str();
+  app.add_option("--rank", only_rank, "print only this rank");
+  parse_flags(app, argc, argv);
+  const AlgorithmInfo* a = find_algorithm(algorithm);
+  if (!a) throw UsageError("-a: unknown algorithm '" + algorithm + "' (accepted: " + algorithm_names() + ")");
+  if (nranks < 1 || nranks > 65536) throw UsageError("-N: between 1 and 65536 ranks (got " + std::to_string(nranks) + ")");
+  if (only_rank >= nranks) throw UsageError("--rank " + std::to_string(only_rank) + ": there are only " + std::to_string(nranks) + " ranks");
+  const DataTypeInfo* t = find_datatype(type);
+  if (!t) throw UsageError("-d: unknown datatype '" + type + "' (accepted: " + datatype_names() + ")");
+
+  Problem p;
+  p.nranks = nranks;
+  p.count = count;
+  p.element_size = t->size;
+  p.chunk_bytes = parse_size("--chunk", chunk);
+  std::printf("# %s all-reduce (%s): N = %d, count = %lu %s elements (%lu bytes) per rank, chunk %s\n",
+              std::string(a->name).c_str(), std::string(a->summary).c_str(), nranks, static_cast<unsigned long>(count),
+              std::string(t->name).c_str(), static_cast<unsigned long>(count * t->size),
+              p.chunk_bytes ? format_size(p.chunk_bytes).c_str() : "none");
+  std::printf("# buffers: in = this rank's input, out = its output, tmp = scratch; [a:b] = elements a..b-1\n");
+  std::vector<RankSchedule> world;
+  for (int r = 0; r < nranks; ++r) {
+    p.rank = r;
+    world.push_back(a->generate(p));
+    if (only_rank >= 0 && r != only_rank) continue;
+    const RankSchedule& s = world.back();
+    std::printf("\nrank %d: %zu steps, %zu ops, scratch %lu elements\n", r, s.num_steps(), s.num_ops(),
+                static_cast<unsigned long>(s.scratch_count));
+    for (size_t step = 0; step < s.num_steps(); ++step) {
+      std::string after;
+      for (uint32_t d : s.deps(step)) after += (after.empty() ? " after " : ",") + std::to_string(d);
+      std::printf("  step %zu%s:\n", step, after.c_str());
+      for (const Op& op : s.ops(step)) std::printf("    %s\n", to_string(op).c_str());
+    }
+  }
+  const CheckStats stats = check_schedules(world);
+  std::printf("\n# checked: every rank's output holds all %d contributions exactly once; %lu messages matched, no races\n",
+              nranks, static_cast<unsigned long>(stats.messages));
+  return 0;
+}
+
+}  // namespace arlab

@@ -1,0 +1,92 @@
+// The arlab command: a registry of subcommands. Every error ends as one line on stderr
+// (rank 0 only under a launcher) and an exit status: 2 for bad input, 1 for failures.
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <string_view>
+
+#include "algorithms/errors.h"
+#include "harness/bench.h"
+#include "harness/cli.h"
+#include "harness/errors.h"
+#include "harness/explain.h"
+#include "transports/bootstrap.h"
+#include "transports/transport.h"
+
+namespace arlab {
+namespace {
+
+int bench_main(int argc, char** argv) {
+  const BenchOptions options = parse_bench_options(argc, argv);  // before MPI: bad input never hangs
+  auto bootstrap = make_mpi_bootstrap(&argc, &argv);
+  try {
+    return run_bench(options, *bootstrap);
+  } catch (const UsageError&) {
+    throw;  // the same on every rank: each exits cleanly
+  } catch (const UnsupportedProblem&) {
+    throw;
+  } catch (const std::exception& e) {
+    // A failure on one rank would leave the others waiting: report it and end the job.
+    std::fprintf(stderr, "arlab bench: rank %d on %s: %s\n", bootstrap->rank(), bootstrap->hostname().c_str(), e.what());
+    bootstrap->abort(1);
+  }
+  return 1;
+}
+
+struct Subcommand {
+  std::string_view name;
+  std::string_view summary;
+  int (*main)(int argc, char** argv);
+};
+
+const Subcommand kSubcommands[] = {
+    {"bench", "time all-reduce algorithms under mpirun / srun (nccl-tests flags)", bench_main},
+    {"explain", "print an algorithm's schedule and check it symbolically", run_explain},
+};
+
+// Under a launcher every rank runs the same parser; only the first prints the error.
+bool is_first_rank() {
+  for (const char* var : {"OMPI_COMM_WORLD_RANK", "PMIX_RANK", "PMI_RANK", "SLURM_PROCID"})
+    if (const char* v = std::getenv(var)) return std::atoi(v) == 0;
+  return true;
+}
+
+void usage() {
+  std::printf("usage: arlab <command> [options]   (arlab <command> --help for its options)\n\ncommands:\n");
+  for (const auto& s : kSubcommands)
+    std::printf("  %-10s %s\n", std::string(s.name).c_str(), std::string(s.summary).c_str());
+}
+
+int fail(const std::string& command, const std::string& message, int status) {
+  if (is_first_rank()) std::fprintf(stderr, "arlab %s: %s\n", command.c_str(), message.c_str());
+  return status;
+}
+
+}  // namespace
+}  // namespace arlab
+
+int main(int argc, char** argv) {
+  using namespace arlab;
+  if (argc < 2 || std::strcmp(argv[1], "--help") == 0 || std::strcmp(argv[1], "-h") == 0) {
+    usage();
+    return argc < 2 ? 2 : 0;
+  }
+  const std::string command = argv[1];
+  for (const auto& s : kSubcommands) {
+    if (s.name != command) continue;
+    try {
+      return s.main(argc - 1, argv + 1);
+    } catch (const HelpShown&) {
+      return 0;
+    } catch (const UsageError& e) {
+      return fail(command, e.what(), 2);
+    } catch (const UnsupportedProblem& e) {
+      return fail(command, e.what(), 2);
+    } catch (const TransportUnavailable& e) {
+      return fail(command, e.what(), 2);
+    } catch (const std::exception& e) {
+      return fail(command, e.what(), 1);
+    }
+  }
+  return fail(command, "unknown command (commands: bench, explain; see arlab --help)", 2);
+}

@@ -1,0 +1,155 @@
+#include "harness/reporters.h"
+
+#include <cstdio>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+#include <stdexcept>
+
+namespace arlab {
+
+void write_file_atomically(const std::string& path, const std::string& content) {
+  const std::string tmp = path + ".tmp";
+  {
+    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
+    if (!out) throw std::runtime_error("cannot write " + tmp + ": " + std::strerror(errno));
+    out << content;
+    out.flush();
+    if (!out) throw std::runtime_error("cannot write " + tmp + ": " + std::strerror(errno));
+  }
+  if (std::rename(tmp.c_str(), path.c_str()) != 0)
+    throw std::runtime_error("cannot rename " + tmp + " to " + path + ": " + std::strerror(errno));
+}
+
+namespace {
+
+// nccl-tests prints times with 2 decimals below 10 ms and fewer above, in 7 columns.
+std::string time_text(double us) {
+  char buf[32];
+  if (us < 1e4) std::snprintf(buf, sizeof buf, "%7.2f", us);
+  else if (us < 1e6) std::snprintf(buf, sizeof buf, "%7.1f", us);
+  else std::snprintf(buf, sizeof buf, "%7.0f", us);
+  return buf;
+}
+
+std::string wrong_text(int64_t wrong) { return wrong < 0 ? "N/A" : std::to_string(wrong); }
+
+class TableReporter final : public Reporter {
+ public:
+  void begin(const RunMetadata& m) override {
+    std::printf("# arlab %s (%s): all-reduce, %d rank(s) on %d node(s), transport %s, %s\n", m.arlab_version.c_str(),
+                m.git_commit.c_str(), m.nranks, m.nnodes, m.transport.c_str(), m.mpi_library.c_str());
+    std::printf("# iterations %d, warm-up %d, check %d, chunk %s\n", m.iterations, m.warmup, m.check,
+                m.chunk_bytes ? (std::to_string(m.chunk_bytes) + " B").c_str() : "none");
+    std::printf("# time = slowest rank's average, algbw = size / time, busbw = algbw * 2(N-1)/N\n");
+    std::fflush(stdout);
+  }
+  void begin_algorithm(const std::string& algorithm, const std::string& transport) override {
+    busbw_sum_ = 0;
+    rows_ = 0;
+    wrong_ = 0;
+    std::printf("#\n# algorithm: %s (transport %s)\n#\n", algorithm.c_str(), transport.c_str());
+    std::printf("#%75s%37s\n", "out-of-place", "in-place");
+    std::printf("#%11s  %12s  %8s  %6s  %6s  %7s  %6s  %6s  %6s  %7s  %6s  %6s  %6s\n", "size", "count", "type",
+                "redop", "root", "time", "algbw", "busbw", "#wrong", "time", "algbw", "busbw", "#wrong");
+    std::printf("#%11s  %12s  %8s  %6s  %6s  %7s  %6s  %6s  %6s  %7s  %6s  %6s  %6s\n", "(B)", "(elements)", "", "",
+                "", "(us)", "(GB/s)", "(GB/s)", "", "(us)", "(GB/s)", "(GB/s)", "");
+    std::fflush(stdout);
+  }
+  void row(const ResultRow& r) override {
+    std::printf("%12lu  %12lu  %8s  %6s  %6d  ", static_cast<unsigned long>(r.size), static_cast<unsigned long>(r.count),
+                r.type.c_str(), r.redop.c_str(), -1);
+    for (const Measurement* m : {&r.out_of_place, &r.in_place}) {
+      std::printf("%s  %6.2f  %6.2f  %6s  ", time_text(m->time_us).c_str(), m->algbw, m->busbw,
+                  wrong_text(m->wrong).c_str());
+      busbw_sum_ += m->busbw / 2;
+      if (m->wrong > 0) wrong_ += m->wrong;
+    }
+    std::printf("\n");
+    std::fflush(stdout);
+    ++rows_;
+  }
+  void end_algorithm() override {
+    std::printf("# Out of bounds values : %ld %s\n", static_cast<long>(wrong_), wrong_ ? "FAILED" : "OK");
+    std::printf("# Avg bus bandwidth    : %g\n", rows_ ? busbw_sum_ / rows_ : 0.0);
+    std::fflush(stdout);
+  }
+
+ private:
+  double busbw_sum_ = 0;
+  int rows_ = 0;
+  int64_t wrong_ = 0;
+};
+
+const char* kCsvHeader =
+    "algorithm,transport,nranks,nnodes,size_bytes,count,type,redop,placement,time_us,algbw_gbs,busbw_gbs,wrong\n";
+
+class CsvReporter final : public Reporter {
+ public:
+  explicit CsvReporter(std::string path) : path_(std::move(path)) { content_ = kCsvHeader; }
+  void begin(const RunMetadata& m) override {
+    nranks_ = m.nranks;
+    nnodes_ = m.nnodes;
+    write_file_atomically(path_, content_);
+  }
+  void row(const ResultRow& r) override {
+    for (const auto& [placement, m] : {std::pair{"out", &r.out_of_place}, std::pair{"in", &r.in_place}}) {
+      char line[512];
+      std::snprintf(line, sizeof line, "%s,%s,%d,%d,%lu,%lu,%s,%s,%s,%.3f,%.6f,%.6f,%ld\n", r.algorithm.c_str(),
+                    r.transport.c_str(), nranks_, nnodes_, static_cast<unsigned long>(r.size),
+                    static_cast<unsigned long>(r.count), r.type.c_str(), r.redop.c_str(), placement, m->time_us,
+                    m->algbw, m->busbw, static_cast<long>(m->wrong));
+      content_ += line;
+    }
+    write_file_atomically(path_, content_);
+  }
+
+ private:
+  std::string path_, content_;
+  int nranks_ = 1, nnodes_ = 1;
+};
+
+class JsonReporter final : public Reporter {
+ public:
+  explicit JsonReporter(std::string path) : path_(std::move(path)) {}
+  void begin(const RunMetadata& m) override {
+    doc_["schema"] = "arlab.bench.v1";
+    doc_["metadata"] = {{"arlab_version", m.arlab_version}, {"git_commit", m.git_commit},
+                        {"command_line", m.command_line}, {"started_at", m.started_at},
+                        {"transport", m.transport},       {"mpi_library", m.mpi_library},
+                        {"slurm_job_id", m.slurm_job_id}, {"nranks", m.nranks},
+                        {"nnodes", m.nnodes},             {"ranks_per_node", m.ranks_per_node},
+                        {"hosts", m.hosts},               {"type", m.type},
+                        {"redop", m.redop},               {"iterations", m.iterations},
+                        {"warmup", m.warmup},             {"check", m.check},
+                        {"chunk_bytes", m.chunk_bytes},   {"algorithms", m.algorithms}};
+    doc_["results"] = nlohmann::json::array();
+    doc_["complete"] = false;
+    flush();
+  }
+  void row(const ResultRow& r) override {
+    for (const auto& [placement, m] : {std::pair{"out", &r.out_of_place}, std::pair{"in", &r.in_place}})
+      doc_["results"].push_back({{"algorithm", r.algorithm}, {"transport", r.transport}, {"size_bytes", r.size},
+                                 {"count", r.count}, {"type", r.type}, {"redop", r.redop}, {"placement", placement},
+                                 {"time_us", m->time_us}, {"algbw_gbs", m->algbw}, {"busbw_gbs", m->busbw},
+                                 {"wrong", m->wrong}});
+    flush();
+  }
+  void end() override {
+    doc_["complete"] = true;
+    flush();
+  }
+
+ private:
+  void flush() { write_file_atomically(path_, doc_.dump(1) + "\n"); }
+  std::string path_;
+  nlohmann::json doc_;
+};
+
+}  // namespace
+
+std::unique_ptr<Reporter> make_table_reporter() { return std::make_unique<TableReporter>(); }
+std::unique_ptr<Reporter> make_csv_reporter(const std::string& path) { return std::make_unique<CsvReporter>(path); }
+std::unique_ptr<Reporter> make_json_reporter(const std::string& path) { return std::make_unique<JsonReporter>(path); }
+
+}  // namespace arlab

@@ -1,0 +1,49 @@
+// What one `arlab bench` run measures and the metadata a reader needs to trust a number.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace arlab {
+
+struct Measurement {
+  double time_us = 0;  // slowest rank's average per iteration
+  double algbw = 0;    // GB/s = bytes / time
+  double busbw = 0;    // algbw * 2(N-1)/N
+  int64_t wrong = -1;  // -1: not checked
+};
+
+struct ResultRow {
+  std::string algorithm;
+  std::string transport;
+  uint64_t size = 0;
+  uint64_t count = 0;
+  std::string type;
+  std::string redop;
+  Measurement out_of_place;
+  Measurement in_place;
+};
+
+struct RunMetadata {
+  std::string arlab_version, git_commit, command_line, started_at;
+  std::string transport, mpi_library, slurm_job_id;
+  std::string type, redop;
+  int nranks = 1, nnodes = 1, ranks_per_node = 1;
+  std::vector<std::string> hosts;  // one per rank
+  int iterations = 0, warmup = 0, check = 0;
+  uint64_t chunk_bytes = 0;
+  std::vector<std::string> algorithms;
+};
+
+// busbw = algbw * 2(N-1)/N for all-reduce (nccl-tests' bus bandwidth).
+inline Measurement measurement(uint64_t bytes, double time_us, int nranks, int64_t wrong) {
+  Measurement m;
+  m.time_us = time_us;
+  m.algbw = time_us > 0 ? static_cast<double>(bytes) / (time_us * 1e3) : 0;
+  m.busbw = m.algbw * (nranks > 1 ? 2.0 * (nranks - 1) / nranks : 0.0);
+  m.wrong = wrong;
+  return m;
+}
+
+}  // namespace arlab

@@ -1,0 +1,51 @@
+#include "transports/registry.h"
+
+#include "arlab_config.h"
+
+namespace arlab {
+
+const std::vector<TransportInfo>& transports() {
+  static const std::vector<TransportInfo> table = {
+      {"mpi", "MPI_Isend / MPI_Irecv (any launcher, any number of ranks)", make_mpi_transport, ""},
+      {"shm", "POSIX shared memory, one-sided write + flag", nullptr, "not in this version of arlab yet"},
+#if ARLAB_HAVE_UCX
+      {"ucx", "UCX tag send / recv", nullptr, "not in this version of arlab yet (UCX was found)"},
+      {"ucx-rma", "UCX one-sided put", nullptr, "not in this version of arlab yet (UCX was found)"},
+#else
+      {"ucx", "UCX tag send / recv", nullptr, "not built: UCX was not found (configure with -DARLAB_WITH_UCX=ON)"},
+      {"ucx-rma", "UCX one-sided put", nullptr, "not built: UCX was not found (configure with -DARLAB_WITH_UCX=ON)"},
+#endif
+#if ARLAB_HAVE_IBVERBS
+      {"ibverbs", "RDMA WRITE WITH IMMEDIATE over RC queue pairs", nullptr, "not in this version of arlab yet (libibverbs was found)"},
+#else
+      {"ibverbs", "RDMA WRITE WITH IMMEDIATE over RC queue pairs", nullptr, "not built: libibverbs was not found (configure with -DARLAB_WITH_IBVERBS=ON)"},
+#endif
+#if ARLAB_HAVE_NCCL
+      {"nccl", "ncclSend / ncclRecv on CUDA devices", nullptr, "not in this version of arlab yet (NCCL was found)"},
+#else
+      {"nccl", "ncclSend / ncclRecv on CUDA devices", nullptr, "not built: NCCL was not found (configure with -DARLAB_WITH_NCCL=ON)"},
+#endif
+  };
+  return table;
+}
+
+const TransportInfo* find_transport(std::string_view name) {
+  for (const auto& t : transports())
+    if (t.name == name) return &t;
+  return nullptr;
+}
+
+std::string transport_names() {
+  std::string out;
+  for (const auto& t : transports()) out += (out.empty() ? "" : ", ") + std::string(t.name);
+  return out;
+}
+
+std::unique_ptr<Transport> make_transport(std::string_view name) {
+  const TransportInfo* info = find_transport(name);
+  if (!info) throw TransportUnavailable("-t: unknown transport '" + std::string(name) + "' (accepted: " + transport_names() + ")");
+  if (!info->make) throw TransportUnavailable("-t " + std::string(name) + ": " + std::string(info->unavailable_reason));
+  return info->make();
+}
+
+}  // namespace arlab

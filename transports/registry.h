@@ -1,0 +1,31 @@
+// The transports, by the names users type after `-t`. A transport whose library was not
+// found at configure time (or that this version does not have yet) is still listed, with
+// the reason, so `-t ucx` can say why it is unavailable instead of "unknown".
+#pragma once
+
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "transports/transport.h"
+
+namespace arlab {
+
+struct TransportInfo {
+  std::string_view name;
+  std::string_view summary;
+  std::unique_ptr<Transport> (*make)();  // nullptr when unavailable
+  std::string_view unavailable_reason;
+};
+
+const std::vector<TransportInfo>& transports();
+const TransportInfo* find_transport(std::string_view name);
+std::string transport_names();  // every listed name, available or not
+
+// Creates the transport; TransportUnavailable (naming the flag's accepted values) otherwise.
+std::unique_ptr<Transport> make_transport(std::string_view name);
+
+std::unique_ptr<Transport> make_mpi_transport();
+
+}  // namespace arlab

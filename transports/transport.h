@@ -1,0 +1,79 @@
+// The one interface every transport implements. Transports move bytes between ranks and
+// know nothing of algorithms; the executor (harness/executor.cpp) is the only place where a
+// schedule meets a transport.
+//
+// Two-sided transports implement isend / irecv / test. One-sided transports (shm, ucx-rma,
+// ibverbs) will also register windows and write + signal into them; until a transport says
+// it can, the executor lowers the schedule's write / wait ops to send / recv. The vendor
+// baselines (MPI_Allreduce, ncclAllReduce) are a capability of their transport, not
+// schedules: native_allreduce().
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <span>
+#include <stdexcept>
+#include <string>
+
+namespace arlab {
+
+// A library call failed: the message names the call and its arguments.
+class TransportError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+// The transport cannot serve this request (not built, no device, unsupported type).
+class TransportUnavailable : public std::invalid_argument {
+ public:
+  using std::invalid_argument::invalid_argument;
+};
+
+struct TransportCapabilities {
+  bool one_sided = false;
+  bool gpu_memory = false;
+  bool stream_ordered = false;
+  bool native_allreduce = false;
+};
+
+// What the native all-reduce must compute, described without the algorithm layer's types:
+// the element's kind and width map onto the library's datatypes (MPI_INT32_T, ncclFloat16),
+// and `combine` is the lab's own reducer, for libraries that lack the type (MPI has no
+// float16 or bfloat16) and need a user-defined operation.
+struct NativeReduction {
+  enum class Kind { SignedInt, UnsignedInt, Float, BFloat } kind;
+  enum class Op { Sum, Prod, Min, Max } op;
+  size_t element_size;
+  void (*combine)(void* dst, const void* a, const void* b, size_t count);
+};
+
+using RequestId = uint32_t;
+
+class Transport {
+ public:
+  virtual ~Transport() = default;
+
+  virtual std::string name() const = 0;
+  virtual TransportCapabilities capabilities() const = 0;
+  virtual int rank() const = 0;
+  virtual int size() const = 0;
+
+  // Non-blocking point-to-point. `tag` orders messages between one pair of ranks: the
+  // k-th message from a to b carries tag k, so posting order does not matter.
+  virtual RequestId isend(int peer, const void* data, size_t bytes, uint32_t tag) = 0;
+  virtual RequestId irecv(int peer, void* data, size_t bytes, uint32_t tag) = 0;
+  // True once the request is complete; a completed request id may be reused by the
+  // transport afterwards. Drives progress.
+  virtual bool test(RequestId request) = 0;
+
+  // The library's own all-reduce, where the transport has one.
+  virtual void native_allreduce(const void* input, void* output, size_t count, const NativeReduction& reduction) {
+    (void)input, (void)output, (void)count, (void)reduction;
+    throw TransportUnavailable("transport '" + name() + "' has no native all-reduce");
+  }
+
+  virtual void barrier() = 0;
+};
+
+}  // namespace arlab
