@@ -10,12 +10,17 @@
 
 #include "algorithms/errors.h"
 #include "algorithms/happens_before.h"
+#include "algorithms/small_vector.h"
 #include "algorithms/symbolic_buffer.h"
 
 namespace arlab {
 namespace {
 
-using Pieces = std::vector<std::pair<uint64_t, RankSet>>;  // (length, contributions) in order
+struct Piece {
+  uint64_t length;
+  RankSet contributions;
+};
+using Pieces = SmallVector2<Piece>;  // a slice's contents in order; nearly always one piece
 
 struct Message {
   OpKind kind;
@@ -31,17 +36,15 @@ struct Waiter {
 
 struct RankState {
   const RankSchedule* schedule;
-  std::unique_ptr<SymbolicBuffer> input, output, scratch;
+  std::unique_ptr<SymbolicBuffer> output, scratch;  // the input is constant: no state
   bool in_place;
+  uint64_t count;
   std::unique_ptr<HappensBefore> order;
   std::vector<uint32_t> remaining_deps, pending, op_seq, dependents_begin, dependents;
   size_t done = 0;
 
-  SymbolicBuffer& buffer(BufferId id) {
-    if (id == BufferId::Scratch) return *scratch;
-    if (id == BufferId::Output || in_place) return *output;
-    return *input;
-  }
+  SymbolicBuffer& buffer(BufferId id) { return id == BufferId::Scratch ? *scratch : *output; }
+  bool constant_input(BufferId id) const { return id == BufferId::Input && !in_place; }
 };
 
 class WorldChecker {
@@ -68,10 +71,20 @@ class WorldChecker {
     st.in_place = options.in_place;
     if (s.rank != static_cast<int>(r) || s.nranks != static_cast<int>(n_))
       fail(r, "schedule is for rank " + std::to_string(s.rank) + " of " + std::to_string(s.nranks));
-    st.input = std::make_unique<SymbolicBuffer>(s.count, RankSet::single(r), kInitialData);
-    st.output = std::make_unique<SymbolicBuffer>(s.count, RankSet{}, kNeverWritten);
-    if (options.in_place) st.output = std::make_unique<SymbolicBuffer>(s.count, RankSet::single(r), kInitialData);
-    st.scratch = std::make_unique<SymbolicBuffer>(s.scratch_count, RankSet{}, kNeverWritten);
+    st.count = s.count;
+    // Pre-cut each buffer at every boundary its slices name.
+    std::vector<uint64_t> output_cuts, scratch_cuts;
+    for (const Op& op : s.all_ops())
+      for (const Slice& slice : op_slices(op)) {
+        if (st.constant_input(slice.buffer)) continue;
+        auto& cuts = slice.buffer == BufferId::Scratch ? scratch_cuts : output_cuts;
+        cuts.push_back(slice.offset);
+        cuts.push_back(slice.offset + slice.count);
+      }
+    st.output = options.in_place
+                    ? std::make_unique<SymbolicBuffer>(s.count, RankSet::single(r), kInitialData, std::move(output_cuts))
+                    : std::make_unique<SymbolicBuffer>(s.count, RankSet{}, kNeverWritten, std::move(output_cuts));
+    st.scratch = std::make_unique<SymbolicBuffer>(s.scratch_count, RankSet{}, kNeverWritten, std::move(scratch_cuts));
     st.order = std::make_unique<HappensBefore>(s);
     const size_t steps = s.num_steps();
     st.remaining_deps.resize(steps);
@@ -103,6 +116,18 @@ class WorldChecker {
     stats_.ops += s.num_ops();
   }
 
+  // The slices an op touches on its own rank (a Write's dst is on the peer).
+  static SmallVector2<Slice> op_slices(const Op& op) {
+    SmallVector2<Slice> out;
+    switch (op.kind) {
+      case OpKind::Send: case OpKind::Write: out.push_back(op.a()); break;
+      case OpKind::Recv: case OpKind::WaitSignal: out.push_back(op.dst()); break;
+      case OpKind::Copy: out.push_back(op.dst()); out.push_back(op.a()); break;
+      case OpKind::Reduce: out.push_back(op.dst()); out.push_back(op.a()); out.push_back(op.b()); break;
+    }
+    return out;
+  }
+
   uint64_t key(size_t from, size_t to, uint32_t seq) const { return ((from * n_ + to) << 32) | seq; }
 
   [[noreturn]] void fail(size_t r, const std::string& what, int64_t step = -1) const {
@@ -112,9 +137,10 @@ class WorldChecker {
   }
 
   void check_bounds(size_t r, uint32_t step, const Op& op, const Slice& s) {
-    SymbolicBuffer& b = ranks_[r].buffer(s.buffer);
-    if (s.offset + s.count > b.size())
-      fail(r, to_string(op) + ": " + to_string(s) + " is outside the buffer of " + std::to_string(b.size()) + " elements", step);
+    RankState& st = ranks_[r];
+    const uint64_t size = st.constant_input(s.buffer) ? st.count : st.buffer(s.buffer).size();
+    if (s.offset + s.count > size || s.offset + s.count < s.offset)
+      fail(r, to_string(op) + ": " + to_string(s) + " is outside the buffer of " + std::to_string(size) + " elements", step);
   }
 
   // Reads a slice as of now: checks it is initialised and written by a step ordered
@@ -123,19 +149,28 @@ class WorldChecker {
     check_bounds(r, step, op, s);
     RankState& st = ranks_[r];
     Pieces pieces;
-    st.buffer(s.buffer).for_range(s.offset, s.offset + s.count, [&](uint64_t begin, SymbolicSegment& seg) {
+    if (s.count == 0) return pieces;
+    if (st.constant_input(s.buffer)) {
+      pieces.push_back({s.count, RankSet::single(static_cast<uint32_t>(r))});
+      return pieces;
+    }
+    st.buffer(s.buffer).for_range(s.offset, s.offset + s.count, [&](uint64_t begin, uint64_t end, SymbolicSegment& seg) {
       if (seg.writer == kNeverWritten)
-        fail(r, to_string(op) + " reads " + to_string(s) + ", which is never written before", step);
+        fail(r, to_string(op) + " reads " + to_string(s) + ", which nothing ordered before it has written (uninitialised, or a missing dependency)", step);
       if (seg.writer != kInitialData && !st.order->ordered(seg.writer, step))
         fail(r, to_string(op) + " reads " + to_string(s) + " written by step " + std::to_string(seg.writer) +
                     ", which is not ordered before it (race)", step);
-      pieces.emplace_back(seg.end - begin, seg.contributions);
+      if (!pieces.empty() && pieces.back().contributions == seg.contributions)
+        pieces.back().length += end - begin;
+      else
+        pieces.push_back({end - begin, seg.contributions});
     });
     return pieces;
   }
 
   void mark_read(size_t r, uint32_t step, const Slice& s) {
-    ranks_[r].buffer(s.buffer).for_range(s.offset, s.offset + s.count, [&](uint64_t, SymbolicSegment& seg) {
+    if (ranks_[r].constant_input(s.buffer)) return;
+    ranks_[r].buffer(s.buffer).for_range(s.offset, s.offset + s.count, [&](uint64_t, uint64_t, SymbolicSegment& seg) {
       if (seg.readers.empty() || seg.readers.back() != step) seg.readers.push_back(step);
     });
   }
@@ -143,11 +178,12 @@ class WorldChecker {
   void write(size_t r, uint32_t step, const Op& op, const Slice& s, const Pieces& pieces) {
     check_bounds(r, step, op, s);
     RankState& st = ranks_[r];
+    if (st.constant_input(s.buffer)) fail(r, to_string(op) + " writes into the input buffer, which is read-only", step);
     SymbolicBuffer& buf = st.buffer(s.buffer);
     // Split the destination at every piece boundary, then overwrite segment by segment.
     uint64_t pos = s.offset;
     for (const auto& [length, contributions] : pieces) {
-      buf.for_range(pos, pos + length, [&](uint64_t, SymbolicSegment& seg) {
+      buf.for_range(pos, pos + length, [&](uint64_t, uint64_t, SymbolicSegment& seg) {
         if (seg.writer != kNeverWritten && seg.writer != kInitialData && !st.order->ordered(seg.writer, step))
           fail(r, to_string(op) + " overwrites " + to_string(s) + " written by unordered step " + std::to_string(seg.writer) + " (race)", step);
         for (uint32_t reader : seg.readers)
@@ -159,7 +195,6 @@ class WorldChecker {
       });
       pos += length;
     }
-    buf.coalesce(s.offset, s.offset + s.count);
   }
 
   // a (op) b, piece by piece; a rank present in both is a contribution counted twice.
@@ -168,12 +203,14 @@ class WorldChecker {
     size_t i = 0, j = 0;
     uint64_t used_a = 0, used_b = 0;
     while (i < a.size() && j < b.size()) {
-      const uint64_t len = std::min(a[i].first - used_a, b[j].first - used_b);
-      auto u = RankSet::disjoint_union(a[i].second, b[j].second);
-      if (!u) fail(r, to_string(op) + " adds " + a[i].second.to_string() + " to " + b[j].second.to_string() + ": a contribution counted twice", step);
-      out.emplace_back(len, std::move(*u));
-      if ((used_a += len) == a[i].first) ++i, used_a = 0;
-      if ((used_b += len) == b[j].first) ++j, used_b = 0;
+      const uint64_t len = std::min(a[i].length - used_a, b[j].length - used_b);
+      auto u = RankSet::disjoint_union(a[i].contributions, b[j].contributions);
+      if (!u)
+        fail(r, to_string(op) + " adds " + a[i].contributions.to_string() + " to " + b[j].contributions.to_string() +
+                    ": a contribution counted twice", step);
+      out.push_back({len, std::move(*u)});
+      if ((used_a += len) == a[i].length) ++i, used_a = 0;
+      if ((used_b += len) == b[j].length) ++j, used_b = 0;
     }
     return out;
   }
@@ -278,10 +315,11 @@ class WorldChecker {
     }
     // Every element of every output must hold every rank's contribution exactly once.
     for (size_t r = 0; r < n_; ++r)
-      for (const auto& [begin, seg] : ranks_[r].output->segments())
+      ranks_[r].output->for_each([&](uint64_t begin, uint64_t end, const SymbolicSegment& seg) {
         if (!seg.contributions.is_range(0, static_cast<uint32_t>(n_)))
-          fail(r, "output[" + std::to_string(begin) + ":" + std::to_string(seg.end) + "] ends with contributions " +
+          fail(r, "output[" + std::to_string(begin) + ":" + std::to_string(end) + "] ends with contributions " +
                       seg.contributions.to_string() + ", not all " + std::to_string(n_) + " ranks");
+      });
   }
 
   size_t n_;

@@ -9,18 +9,29 @@
 #include <string>
 #include <vector>
 
+#include "algorithms/small_vector.h"
+
 namespace arlab {
 
 class RankSet {
+  struct Interval {
+    uint32_t begin, end;
+    bool operator==(const Interval&) const = default;
+  };
+
  public:
   RankSet() = default;
-  static RankSet single(uint32_t rank) { return RankSet({{rank, rank + 1}}); }
-  static RankSet range(uint32_t begin, uint32_t end) { return RankSet({{begin, end}}); }
+  static RankSet single(uint32_t rank) { return range(rank, rank + 1); }
+  static RankSet range(uint32_t begin, uint32_t end) {
+    RankSet s;
+    s.parts_.push_back({begin, end});
+    return s;
+  }
 
   // The union, or nullopt when the two sets share a rank (a contribution counted twice).
   static std::optional<RankSet> disjoint_union(const RankSet& a, const RankSet& b) {
-    std::vector<Interval> out;
-    out.reserve(a.parts_.size() + b.parts_.size());
+    RankSet result;
+    auto& out = result.parts_;
     size_t i = 0, j = 0;
     while (i < a.parts_.size() || j < b.parts_.size()) {
       const bool take_a = j == b.parts_.size() || (i < a.parts_.size() && a.parts_[i].begin < b.parts_[j].begin);
@@ -31,7 +42,7 @@ class RankSet {
       else
         out.push_back(next);
     }
-    return RankSet(std::move(out));
+    return result;
   }
 
   bool empty() const { return parts_.empty(); }
@@ -51,12 +62,7 @@ class RankSet {
   }
 
  private:
-  struct Interval {
-    uint32_t begin, end;
-    bool operator==(const Interval&) const = default;
-  };
-  explicit RankSet(std::vector<Interval> parts) : parts_(std::move(parts)) {}
-  std::vector<Interval> parts_;
+  SmallVector2<Interval> parts_;
 };
 
 }  // namespace arlab

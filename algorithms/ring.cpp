@@ -36,6 +36,9 @@ RankSchedule generate_ring(const Problem& p) {
   auto block = [&](int b) { return block_range(p.count, n, b); };
 
   const uint64_t max_chunks = num_chunks(max_block, chunk);
+  // At most: per step and chunk, a transfer step (send + recv) and a reduce step.
+  const size_t upper = static_cast<size_t>(2 * (n - 1) * max_chunks);
+  s.reserve(upper + upper / 2, 2 * upper + upper / 2, upper + upper / 2);
   std::vector<uint32_t> last(max_chunks, UINT32_MAX);  // last step of each chunk's chain
   std::vector<Op> ops;
   std::vector<uint32_t> deps;

@@ -88,6 +88,15 @@ class RankSchedule {
                     std::span<const uint32_t>(deps.begin(), deps.size()));
   }
 
+  // Generators that know their size reserve it, so a 4096-rank world is built without
+  // reallocation (and without the slack of vector growth).
+  void reserve(size_t steps, size_t ops, size_t deps) {
+    ops_.reserve(ops);
+    deps_.reserve(deps);
+    step_op_begin_.reserve(steps + 1);
+    step_dep_begin_.reserve(steps + 1);
+  }
+
   size_t num_steps() const { return step_op_begin_.size() - 1; }
   size_t num_ops() const { return ops_.size(); }
   std::span<const Op> ops(size_t step) const {

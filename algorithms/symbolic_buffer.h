@@ -1,13 +1,16 @@
 // The checker's model of one buffer: which ranks' contributions each element holds, which
 // step last wrote it and which steps have read it since. Elements with the same history
-// share one segment, so a ring's buffer is a handful of segments, not `count` elements.
+// share one interval. The intervals start out cut at every slice boundary the rank's
+// schedule names (so a ring's output is N intervals in a flat array, no tree to walk) and
+// are cut further only when a message's pieces do not line up with them.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
-#include <map>
 #include <vector>
 
 #include "algorithms/contributions.h"
+#include "algorithms/small_vector.h"
 
 namespace arlab {
 
@@ -15,64 +18,56 @@ inline constexpr uint32_t kNeverWritten = UINT32_MAX;     // uninitialised memor
 inline constexpr uint32_t kInitialData = UINT32_MAX - 1;  // the user's input, there from the start
 
 struct SymbolicSegment {
-  uint64_t end;
   RankSet contributions;
   uint32_t writer;                // step that wrote it, or one of the constants above
-  std::vector<uint32_t> readers;  // steps that read it since it was written
+  SmallVector2<uint32_t> readers;  // steps that read it since it was written
 };
 
 class SymbolicBuffer {
  public:
-  using Map = std::map<uint64_t, SymbolicSegment>;
-
-  SymbolicBuffer(uint64_t size, RankSet initial, uint32_t writer) : size_(size) {
-    if (size > 0) segments_.emplace(0, SymbolicSegment{size, std::move(initial), writer, {}});
+  // `cuts`: offsets where the schedule's slices begin or end (any order, duplicates allowed).
+  SymbolicBuffer(uint64_t size, RankSet initial, uint32_t writer, std::vector<uint64_t> cuts) : size_(size) {
+    if (size == 0) return;
+    cuts.push_back(0);
+    std::sort(cuts.begin(), cuts.end());
+    cuts.erase(std::unique(cuts.begin(), cuts.end()), cuts.end());
+    while (!cuts.empty() && cuts.back() >= size) cuts.pop_back();
+    starts_ = std::move(cuts);
+    segments_.assign(starts_.size(), SymbolicSegment{initial, writer, {}});
   }
   uint64_t size() const { return size_; }
 
-  // Calls fn(begin, segment) for the segments covering [lo, hi), split at lo and hi.
+  // Calls fn(begin, end, segment) for the intervals covering [lo, hi), cut at lo and hi.
   template <class Fn>
   void for_range(uint64_t lo, uint64_t hi, Fn&& fn) {
     if (lo >= hi) return;
-    split_at(lo);
-    split_at(hi);
-    for (auto it = segments_.find(lo); it != segments_.end() && it->first < hi; ++it) fn(it->first, it->second);
+    cut_at(hi);
+    size_t i = cut_at(lo);
+    for (; i < starts_.size() && starts_[i] < hi; ++i) fn(starts_[i], end_of(i), segments_[i]);
   }
 
-  // Re-joins neighbours around [lo, hi) whose history became identical.
-  void coalesce(uint64_t lo, uint64_t hi) {
-    auto it = segments_.upper_bound(lo);
-    if (it != segments_.begin()) --it;
-    if (it != segments_.begin()) --it;
-    while (it != segments_.end() && it->first <= hi) {
-      auto next = std::next(it);
-      if (next == segments_.end()) break;
-      SymbolicSegment& a = it->second;
-      const SymbolicSegment& b = next->second;
-      if (a.writer == b.writer && a.readers == b.readers && a.contributions == b.contributions) {
-        a.end = b.end;
-        segments_.erase(next);
-      } else {
-        it = next;
-      }
-    }
+  template <class Fn>
+  void for_each(Fn&& fn) const {
+    for (size_t i = 0; i < starts_.size(); ++i) fn(starts_[i], end_of(i), segments_[i]);
   }
-
-  const Map& segments() const { return segments_; }
 
  private:
-  void split_at(uint64_t pos) {
-    if (pos == 0 || pos >= size_) return;
-    auto it = segments_.upper_bound(pos);
-    --it;  // the segment containing pos
-    if (it->first == pos) return;
-    SymbolicSegment tail = it->second;
-    it->second.end = pos;
-    segments_.emplace_hint(std::next(it), pos, std::move(tail));
+  uint64_t end_of(size_t i) const { return i + 1 < starts_.size() ? starts_[i + 1] : size_; }
+
+  // Index of the interval starting at pos, cutting the one that contains it if needed.
+  size_t cut_at(uint64_t pos) {
+    if (pos >= size_) return starts_.size();
+    auto it = std::upper_bound(starts_.begin(), starts_.end(), pos);
+    const size_t containing = static_cast<size_t>(it - starts_.begin()) - 1;
+    if (starts_[containing] == pos) return containing;
+    starts_.insert(it, pos);
+    segments_.insert(segments_.begin() + containing + 1, segments_[containing]);
+    return containing + 1;
   }
 
   uint64_t size_;
-  Map segments_;
+  std::vector<uint64_t> starts_;
+  std::vector<SymbolicSegment> segments_;
 };
 
 }  // namespace arlab

@@ -1,0 +1,83 @@
+#!/usr/bin/env bash
+# arlab bench and explain from the outside: bad input gives one line and exit status 2
+# (under mpirun too, without hanging), a wrong result gives a non-zero exit, and a plain
+# run outside any launcher works as N = 1.
+# usage: bench_cli_test.sh BUILD_DIR
+set -u
+build=$1
+arlab=$build/arlab
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+passed=0 failed=0
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+
+pass() { passed=$((passed + 1)); echo "ok   $1"; }
+fail() { failed=$((failed + 1)); echo "FAIL $1"; }
+
+# expect_usage_error NAME EXPECTED_FRAGMENT COMMAND...: exit 2, stderr one line containing the fragment.
+expect_usage_error() {
+  local name=$1 fragment=$2
+  shift 2
+  timeout 60 "$@" >"$work/out" 2>"$work/err"
+  local status=$?
+  local lines
+  lines=$(grep -c . "$work/err")
+  if [ "$status" -eq 2 ] && [ "$lines" -eq 1 ] && grep -qF -- "$fragment" "$work/err"; then
+    pass "$name"
+  else
+    fail "$name (exit $status, $lines stderr lines: $(head -c 300 "$work/err"))"
+  fi
+}
+
+expect_usage_error "-b larger than -e" "-b 1M is larger than -e 8" "$arlab" bench -b 1M -e 8
+expect_usage_error "size that is not a number" "-e: '12Q' is not a size" "$arlab" bench -e 12Q
+expect_usage_error "unknown algorithm" "-a: unknown algorithm 'foo' (accepted: ring" "$arlab" bench -a ring,foo
+expect_usage_error "empty algorithm list" "-a: the algorithm list is empty" "$arlab" bench -a ,
+expect_usage_error "unknown datatype" "-d: unknown datatype 'float128' (accepted: int8" "$arlab" bench -d float128
+expect_usage_error "unknown op" "-o: unknown reduction 'xor' (accepted: sum, prod, min, max, avg)" "$arlab" bench -o xor
+expect_usage_error "unknown transport" "-t: unknown transport 'tcp' (accepted: mpi" "$arlab" bench -t tcp
+expect_usage_error "transport not built" "-t shm: not in this version" "$arlab" bench -t shm
+expect_usage_error "zero factor" "-f: the step factor must be" "$arlab" bench -f 0
+expect_usage_error "negative factor" "-f: the step factor must be" "$arlab" bench -f -2
+expect_usage_error "zero iterations" "-n: at least 1 iteration" "$arlab" bench -n 0
+expect_usage_error "check flag value" "-c: 0 or 1" "$arlab" bench -c 7
+expect_usage_error "flag without value" "--maxbytes: 1 required" "$arlab" bench -e
+expect_usage_error "unknown flag" "--frobnicate" "$arlab" bench --frobnicate
+expect_usage_error "unknown command" "unknown command" "$arlab" frobnicate
+expect_usage_error "explain unknown algorithm" "-a: unknown algorithm 'foo'" "$arlab" explain -a foo
+expect_usage_error "explain bad N" "-N: between 1 and 65536" "$arlab" explain -N 0
+# Under mpirun: every rank rejects the same input, only rank 0 prints, nothing hangs
+# (-q: mpirun's own notice about the non-zero exit is not arlab's to print).
+expect_usage_error "bad input under mpirun -np 3" "-e: '12Q' is not a size" \
+  mpirun -q --oversubscribe -np 3 "$arlab" bench -e 12Q
+
+# N = 1 outside any launcher.
+if timeout 120 "$arlab" bench -a ring,mpi -b 8 -e 64K -f 8 -n 2 -w 1 >"$work/out" 2>&1 &&
+  grep -q "1 rank(s)" "$work/out" && grep -q "Out of bounds values : 0 OK" "$work/out"; then
+  pass "N = 1 without mpirun"
+else
+  fail "N = 1 without mpirun: $(tail -5 "$work/out")"
+fi
+
+# A correct run exits 0 and writes CSV and JSON that hold every row.
+if timeout 300 mpirun --oversubscribe -np 3 "$arlab" bench -a ring,mpi -b 8 -e 1M -f 16 -n 2 -w 1 -c 1 \
+  --csv "$work/r.csv" --json "$work/r.json" >"$work/out" 2>&1 &&
+  [ "$(grep -c '^ring,' "$work/r.csv")" -eq 10 ] && [ "$(grep -c '^mpi,' "$work/r.csv")" -eq 10 ] &&
+  python3 -c "import json,sys; d=json.load(open('$work/r.json')); sys.exit(0 if d['complete'] and len(d['results'])==20 and d['metadata']['nranks']==3 else 1)"; then
+  pass "3 ranks: exit 0, CSV and JSON complete"
+else
+  fail "3 ranks: CSV / JSON: $(tail -5 "$work/out")"
+fi
+
+# A wrong value (fault injection) is counted and makes the exit status non-zero.
+timeout 300 mpirun --oversubscribe -np 3 "$arlab" bench -a ring -b 1K -e 4K -f 2 -n 1 -w 0 -c 1 --inject-corruption \
+  >"$work/out" 2>&1
+status=$?
+if [ "$status" -ne 0 ] && grep -q "Out of bounds values : 6 FAILED" "$work/out"; then
+  pass "corrupted result: non-zero exit ($status) and #wrong counted"
+else
+  fail "corrupted result: exit $status: $(grep -E 'Out of bounds|^ +[0-9]' "$work/out" | head -5)"
+fi
+
+echo "bench CLI: $passed passed, $failed failed"
+[ "$failed" -eq 0 ]

@@ -1,0 +1,116 @@
+// Integration test, run under mpiexec at several world sizes: every scheduled algorithm x
+// datatype x operation x count x placement on the MPI transport, compared with the MPI
+// library's own MPI_Allreduce on the same random data. Integers must match bit for bit;
+// floating point within N * N * eps of the inputs' magnitude (summation order differs).
+// Prints "N passed, M failed" on rank 0 and exits non-zero on any failure.
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <random>
+#include <vector>
+
+#include "algorithms/half.h"
+#include "algorithms/registry.h"
+#include "harness/collective.h"
+#include "transports/bootstrap.h"
+#include "transports/registry.h"
+
+using namespace arlab;
+
+namespace {
+
+// Random inputs: full-range integers (sums and products wrap), floats in [-1, 1] for sums,
+// near 1 for products, anything for min / max.
+void fill_random(DataType type, RedOp op, void* buffer, uint64_t count, int rank) {
+  std::mt19937_64 rng(1234567 + 7919 * rank + 31 * static_cast<int>(type) + static_cast<int>(op));
+  std::uniform_real_distribution<double> unit(-1.0, 1.0);
+  const size_t size = info(type).size;
+  for (uint64_t i = 0; i < count; ++i) {
+    double v = op == RedOp::Prod ? 1.0 + unit(rng) / 16 : unit(rng);
+    char* p = static_cast<char*>(buffer) + i * size;
+    const uint64_t bits = rng();
+    switch (type) {
+      case DataType::Float16: { const uint16_t h = float_to_half(static_cast<float>(v)); std::memcpy(p, &h, 2); break; }
+      case DataType::Bfloat16: { const uint16_t b = float_to_bfloat16(static_cast<float>(v)); std::memcpy(p, &b, 2); break; }
+      case DataType::Float32: { const float f = static_cast<float>(v); std::memcpy(p, &f, 4); break; }
+      case DataType::Float64: std::memcpy(p, &v, 8); break;
+      default: std::memcpy(p, &bits, size); break;
+    }
+  }
+}
+
+double as_double(DataType type, const char* p) {
+  switch (type) {
+    case DataType::Float16: { uint16_t h; std::memcpy(&h, p, 2); return half_to_float(h); }
+    case DataType::Bfloat16: { uint16_t b; std::memcpy(&b, p, 2); return bfloat16_to_float(b); }
+    case DataType::Float32: { float f; std::memcpy(&f, p, 4); return f; }
+    default: { double d; std::memcpy(&d, p, 8); return d; }
+  }
+}
+
+double epsilon(DataType type) {
+  switch (type) {
+    case DataType::Float16: return std::ldexp(1.0, -10);
+    case DataType::Bfloat16: return std::ldexp(1.0, -7);
+    case DataType::Float32: return std::ldexp(1.0, -23);
+    default: return std::ldexp(1.0, -52);
+  }
+}
+
+uint64_t mismatches(DataType type, const char* got, const char* want, uint64_t count, int n) {
+  const DataTypeInfo& t = info(type);
+  if (!t.is_float) return count == 0 ? 0 : (std::memcmp(got, want, count * t.size) != 0 ? count : 0);
+  const double tol = n * n * epsilon(type);  // inputs are at most 1 in magnitude (products near 1)
+  uint64_t bad = 0;
+  for (uint64_t i = 0; i < count; ++i) {
+    const double a = as_double(type, got + i * t.size), b = as_double(type, want + i * t.size);
+    bad += !(a == b || std::fabs(a - b) <= tol * std::max(1.0, std::fabs(b)));
+  }
+  return bad;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  auto boot = make_mpi_bootstrap(&argc, &argv);
+  auto transport = make_transport("mpi");
+  const int n = boot->size(), rank = boot->rank();
+  const TransportLookup lookup = [&](std::string_view) -> Transport& { return *transport; };
+  std::vector<uint64_t> counts = {0, 1, 7, 1000003};
+  int passed = 0, failed = 0;
+  for (const auto& algorithm : algorithms())
+    for (const auto& type : datatypes())
+      for (const auto& op : redops())
+        for (uint64_t count : counts)
+          for (bool in_place : {false, true}) {
+            const size_t bytes = count * type.size;
+            std::vector<char> input(bytes + 1), output(bytes + 1), reference(bytes + 1);
+            fill_random(type.type, op.op, input.data(), count, rank);
+            AllreduceSpec spec{std::string(algorithm.name), type.type, op.op, count, 0, 0};
+            auto ours = make_collective(spec, *transport, lookup);
+            spec.algorithm = "mpi";
+            auto theirs = make_collective(spec, *transport, lookup);
+            if (in_place) {
+              output = input;
+              ours->run(output.data(), output.data());
+              reference = input;
+              theirs->run(reference.data(), reference.data());
+            } else {
+              ours->run(input.data(), output.data());
+              theirs->run(input.data(), reference.data());
+            }
+            const uint64_t bad = boot->sum(mismatches(type.type, output.data(), reference.data(), count, n));
+            if (bad == 0) {
+              ++passed;
+            } else {
+              ++failed;
+              if (rank == 0)
+                std::printf("FAIL: %s %s %s count %lu %s: %lu elements differ from MPI_Allreduce\n",
+                            std::string(algorithm.name).c_str(), std::string(type.name).c_str(),
+                            std::string(op.name).c_str(), static_cast<unsigned long>(count),
+                            in_place ? "in-place" : "out-of-place", static_cast<unsigned long>(bad));
+            }
+          }
+  if (rank == 0) std::printf("allreduce vs MPI_Allreduce at N = %d: %d passed, %d failed\n", n, passed, failed);
+  return failed ? 1 : 0;
+}
