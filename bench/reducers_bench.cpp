@@ -1,0 +1,59 @@
+// Reducer throughput next to memcpy of the same size, so a reader sees how close the
+// reduction runs to the memory limit. Bytes counted are memory traffic: a reduce reads two
+// buffers and writes one (3 x size), a memcpy reads one and writes one (2 x size).
+//
+//   build/bench/reducers_bench --benchmark_min_time=0.2
+#include <benchmark/benchmark.h>
+
+#include <cstring>
+#include <vector>
+
+#include "algorithms/datatype.h"
+#include "algorithms/reducers.h"
+
+namespace {
+
+constexpr int64_t kSizes[] = {4 << 10, 256 << 10, 16 << 20};
+
+void BM_memcpy(benchmark::State& state) {
+  const size_t bytes = static_cast<size_t>(state.range(0));
+  std::vector<char> src(bytes, 1), dst(bytes);
+  for (auto _ : state) {
+    std::memcpy(dst.data(), src.data(), bytes);
+    benchmark::DoNotOptimize(dst.data());
+    benchmark::ClobberMemory();
+  }
+  state.SetBytesProcessed(static_cast<int64_t>(state.iterations()) * 2 * static_cast<int64_t>(bytes));
+}
+
+void BM_reduce(benchmark::State& state, arlab::DataType type, arlab::RedOp op) {
+  const size_t bytes = static_cast<size_t>(state.range(0));
+  const size_t count = bytes / arlab::info(type).size;
+  // Bytes of 0x01: small, finite values in every datatype (no denormals, no NaN).
+  std::vector<char> a(bytes, 1), b(bytes, 1), out(bytes);
+  const arlab::ReduceFn reduce = arlab::reducer(type, op);
+  for (auto _ : state) {
+    reduce(out.data(), a.data(), b.data(), count);
+    benchmark::DoNotOptimize(out.data());
+    benchmark::ClobberMemory();
+  }
+  state.SetBytesProcessed(static_cast<int64_t>(state.iterations()) * 3 * static_cast<int64_t>(bytes));
+}
+
+// One benchmark per datatype x operation (avg runs the sum reducer, so it is left out).
+const bool registered = [] {
+  auto* copy = benchmark::RegisterBenchmark("memcpy", BM_memcpy);
+  for (int64_t size : kSizes) copy->Arg(size);
+  for (const auto& type : arlab::datatypes())
+    for (const auto& op : arlab::redops()) {
+      if (op.op == arlab::RedOp::Avg) continue;
+      const std::string name = "reduce/" + std::string(type.name) + "/" + std::string(op.name);
+      auto* b = benchmark::RegisterBenchmark(name.c_str(), BM_reduce, type.type, op.op);
+      for (int64_t size : kSizes) b->Arg(size);
+    }
+  return true;
+}();
+
+}  // namespace
+
+BENCHMARK_MAIN();
