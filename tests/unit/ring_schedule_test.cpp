@@ -32,12 +32,15 @@ TEST_P(RingWorld, EveryCountChecksOutOfPlaceAndInPlace) {
     const CheckStats stats = check_algorithm(generate_ring, problem(n, count));
     check_algorithm(generate_ring, problem(n, count), {.in_place = true});
     // 2(N-1) messages per rank whenever every block is non-empty.
-    if (count >= static_cast<uint64_t>(n)) EXPECT_EQ(stats.messages, 2ull * n * (n - 1));
+    if (count >= static_cast<uint64_t>(n)) {
+      EXPECT_EQ(stats.messages, 2ull * n * (n - 1));
+    }
   }
 }
 
 INSTANTIATE_TEST_SUITE_P(SmallWorlds, RingWorld, ::testing::Range(1, 65));
-INSTANTIATE_TEST_SUITE_P(LargeWorlds, RingWorld, ::testing::Values(127, 128, 1000, 4096));
+INSTANTIATE_TEST_SUITE_P(LargeWorlds, RingWorld, ::testing::Values(127, 128, 1000));
+// N = 4096 is in tests/unit/large_schedule_test.cpp: it needs about 8 GiB and runs alone.
 
 TEST(RingSchedule, PipelinedChunksCheckForUnevenBlocks) {
   for (int n : {2, 3, 5, 8, 13})
@@ -57,7 +60,7 @@ TEST(RingSchedule, PipeliningSplitsBlocksIntoChunks) {
   EXPECT_EQ(sends, 2u * 3u * 8u);
 }
 
-TEST(RingSchedule, ThousandRanksCheckWellUnderASecond) {
+TEST(RingSchedule, ThousandRanksTimed) {
   const auto t0 = std::chrono::steady_clock::now();
   check_algorithm(generate_ring, problem(1000, 1000003));
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
