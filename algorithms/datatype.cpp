@@ -1,5 +1,7 @@
 #include "algorithms/datatype.h"
 
+#include "algorithms/named_table.h"
+
 namespace arlab {
 
 const std::vector<DataTypeInfo>& datatypes() {
@@ -28,22 +30,8 @@ const DataTypeInfo* find_datatype(std::string_view name) {
   return nullptr;
 }
 
-const RedOpInfo* find_redop(std::string_view name) {
-  for (const auto& o : redops())
-    if (o.name == name) return &o;
-  return nullptr;
-}
-
-std::string datatype_names() {
-  std::string out;
-  for (const auto& d : datatypes()) out += (out.empty() ? "" : ", ") + std::string(d.name);
-  return out;
-}
-
-std::string redop_names() {
-  std::string out;
-  for (const auto& o : redops()) out += (out.empty() ? "" : ", ") + std::string(o.name);
-  return out;
-}
+const RedOpInfo* find_redop(std::string_view name) { return find_named(redops(), name); }
+std::string datatype_names() { return join_names(datatypes()); }
+std::string redop_names() { return join_names(redops()); }
 
 }  // namespace arlab

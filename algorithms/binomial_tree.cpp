@@ -1,0 +1,63 @@
+// Binomial tree: reduce to rank 0, then broadcast from it, both along a binomial tree, the
+// buffer pipelined in chunks. Rank r's children are r + 1, r + 2, r + 4, ... below its lowest
+// set bit; its parent is r minus that bit.
+//
+//   8 ranks:  0 <- 1, 0 <- 2 <- 3, 0 <- 4 <- 5, 4 <- 6 <- 7    (reduce; broadcast reverses)
+//
+// lg N rounds each way, and every round carries the whole buffer: latency-friendly, not
+// bandwidth-optimal. Chunks pipeline the tree: chunk c+1 climbs while chunk c is reduced.
+#include "algorithms/binomial_tree.h"
+
+#include "algorithms/partition.h"
+#include "algorithms/power_of_two_fold.h"
+
+namespace arlab {
+
+RankSchedule generate_binomial_tree(const Problem& p) {
+  RankSchedule s;
+  s.rank = p.rank;
+  s.nranks = p.nranks;
+  s.count = p.count;
+  const int r = p.rank, n = p.nranks;
+  if (n == 1) {
+    if (p.count > 0) s.add_step({Op::copy({BufferId::Output, 0, p.count}, {BufferId::Input, 0, p.count})}, {});
+    return s;
+  }
+  s.scratch_count = p.count;
+  const int lowbit = r == 0 ? 1 << 30 : r & -r;
+  std::vector<int> children;  // in the order their subtrees are reduced: nearest first
+  for (int mask = 1; mask < lowbit && r + mask < n; mask <<= 1) children.push_back(r + mask);
+  const int parent = r == 0 ? -1 : r - lowbit;
+
+  const uint64_t chunk = p.chunk_elements();
+  const Range whole{0, p.count};
+  const uint64_t chunks = num_chunks(p.count, chunk);
+  // One chain of steps per chunk; chains of different chunks run concurrently.
+  for (uint64_t c = 0; c < chunks; ++c) {
+    const Range part = chunk_range(whole, chunk, c);
+    const Slice in{BufferId::Input, part.offset, part.count}, out{BufferId::Output, part.offset, part.count};
+    const Slice tmp{BufferId::Scratch, part.offset, part.count};
+    uint32_t last = UINT32_MAX;
+    auto add = [&](std::initializer_list<Op> ops) {
+      std::vector<uint32_t> deps;
+      if (last != UINT32_MAX) deps.push_back(last);
+      last = s.add_step(std::span<const Op>(ops.begin(), ops.size()), deps);
+    };
+    // Reduce: my subtree's sum accumulates in out (contiguous ranks, lowest first).
+    Slice acc = in;
+    for (int child : children) {
+      add({Op::recv(child, tmp)});
+      add({ordered_reduce(out, acc, tmp, r, child)});
+      acc = out;
+    }
+    if (parent >= 0) {
+      add({Op::send(parent, acc)});
+      add({Op::recv(parent, out)});
+    }
+    // Broadcast: farthest child first, so the deepest subtree starts earliest.
+    for (auto it = children.rbegin(); it != children.rend(); ++it) add({Op::send(*it, out)});
+  }
+  return s;
+}
+
+}  // namespace arlab

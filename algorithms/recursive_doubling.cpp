@@ -1,0 +1,55 @@
+// Recursive doubling: lg p rounds; in round k every participant swaps its whole buffer with
+// the rank whose new rank differs in bit k and reduces. Latency-optimal (lg p message
+// rounds) but every round moves all n bytes, so it suits small messages.
+//
+//   4 ranks:  round 0: 0<->1, 2<->3     round 1: 0<->2, 1<->3     (each pair then holds
+//             the sum of its group of 2, then of all 4)
+//
+// Non-powers of two fold the extra ranks in first and out last (power_of_two_fold.h).
+#include "algorithms/power_of_two_fold.h"
+#include "algorithms/recursive_doubling.h"
+
+namespace arlab {
+
+RankSchedule generate_recursive_doubling(const Problem& p) {
+  RankSchedule s;
+  s.rank = p.rank;
+  s.nranks = p.nranks;
+  s.count = p.count;
+  const int r = p.rank;
+  const uint64_t n = p.count;
+  const Slice in{BufferId::Input, 0, n}, out{BufferId::Output, 0, n}, tmp{BufferId::Scratch, 0, n};
+  ChainBuilder chain(s);
+  if (p.nranks == 1) {
+    chain.step({Op::copy(out, in)});
+    return s;
+  }
+  s.scratch_count = n;
+  const PowerOfTwoFold fold(r, p.nranks);
+  Slice current = in;
+  // Fold in: even ranks below 2 * extra hand their input to the odd neighbour.
+  if (fold.new_rank < 0) {
+    chain.step({Op::send(r + 1, in)});
+  } else if (r < 2 * fold.extra) {
+    chain.step({Op::recv(r - 1, tmp)});
+    chain.step({ordered_reduce(out, in, tmp, r, r - 1)});
+    current = out;
+  }
+  // Exchange whole buffers with the partner at distance 1, 2, 4, ... among participants.
+  if (fold.new_rank >= 0) {
+    for (int mask = 1; mask < fold.pof2; mask <<= 1) {
+      const int partner = fold.real_rank(fold.new_rank ^ mask);
+      chain.step({Op::send(partner, current), Op::recv(partner, tmp)});
+      chain.step({ordered_reduce(out, current, tmp, r, partner)});
+      current = out;
+    }
+  }
+  // Fold out: the odd neighbour returns the result.
+  if (fold.new_rank < 0)
+    chain.step({Op::recv(r + 1, out)});
+  else if (r < 2 * fold.extra)
+    chain.step({Op::send(r - 1, out)});
+  return s;
+}
+
+}  // namespace arlab
