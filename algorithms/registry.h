@@ -5,16 +5,21 @@
 #include <string_view>
 #include <vector>
 
+#include "algorithms/cost.h"
 #include "algorithms/schedule.h"
 
 namespace arlab {
 
 using ScheduleGenerator = RankSchedule (*)(const Problem&);
+// The closed-form cost counts for n bytes per rank (unpipelined, n divisible by N).
+using ClosedFormCost = CostCounts (*)(int nranks, double bytes);
 
 struct AlgorithmInfo {
   std::string_view name;
   std::string_view summary;
   ScheduleGenerator generate;
+  ClosedFormCost closed_form;
+  std::string_view formula;  // the closed form as a reader would write it
 };
 
 // Every schedule-generating algorithm; adding one is a generator file and one line in

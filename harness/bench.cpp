@@ -35,6 +35,11 @@ class BenchRun {
   BenchRun(const BenchOptions& o, Bootstrap& boot) : o_(o), boot_(boot) {
     transport_ = &lookup(o.transport);
     elem_ = info(o.type).size;
+    // auto must choose the same on every rank: each loads its host's file, all take the maxima.
+    machine_ = load_tuning(o.tuning_path.empty() ? default_tuning_path(boot.hostname()) : o.tuning_path);
+    machine_.alpha = boot.max(machine_.alpha);
+    machine_.beta = boot.max(machine_.beta);
+    machine_.gamma = boot.max(machine_.gamma);
     const size_t bytes = std::max<uint64_t>(o.max_bytes, elem_);
     input_.resize(bytes);
     output_.resize(bytes);
@@ -82,9 +87,10 @@ class BenchRun {
 
   ResultRow measure(const std::string& algorithm, uint64_t size) {
     const uint64_t count = size / elem_;
-    AllreduceSpec spec{algorithm, o_.type, o_.op, count, o_.chunk_bytes, 0};
+    AllreduceSpec spec{algorithm, o_.type, o_.op, count, o_.chunk_bytes, 0, machine_};
     auto collective = make_collective(spec, *transport_, [this](std::string_view n) -> Transport& { return lookup(n); });
-    ResultRow row{algorithm, "", size, count, std::string(info(o_.type).name), std::string(name(o_.op)), {}, {}};
+    ResultRow row{algorithm, "", size, count, std::string(info(o_.type).name), std::string(name(o_.op)),
+                  collective->chosen(), {}, {}};
     if (o_.check && count > 0) fill_expected(o_.type, o_.op, expected_.data(), scratch_.data(), count, boot_.size(), o_.seed);
     for (bool in_place : {false, true}) {
       char* in = in_place ? output_.data() : input_.data();
@@ -137,6 +143,10 @@ class BenchRun {
     m.check = o_.check;
     m.chunk_bytes = o_.chunk_bytes;
     m.algorithms = o_.algorithms;
+    m.alpha = machine_.alpha;
+    m.beta = machine_.beta;
+    m.gamma = machine_.gamma;
+    m.tuning_source = machine_.source;
     return m;
   }
 
@@ -145,6 +155,7 @@ class BenchRun {
   std::map<std::string, std::unique_ptr<Transport>> transports_;
   Transport* transport_ = nullptr;
   size_t elem_ = 4;
+  MachineParams machine_;
   std::vector<char> input_, output_, expected_, scratch_;
   std::vector<std::unique_ptr<Reporter>> reporters_;
 };

@@ -45,6 +45,7 @@ BenchOptions parse_bench_options(int argc, char** argv) {
   app.add_option("--chunk", chunk, "pipeline chunk size in bytes (0: one chunk per block)")->capture_default_str();
   app.add_option("--csv", o.csv_path, "write results as CSV to this file");
   app.add_option("--json", o.json_path, "write results and run metadata as JSON to this file");
+  app.add_option("--tuning", o.tuning_path, "alpha/beta/gamma file for auto (default results/tuning/<host>.json)");
   app.add_option("--seed", o.seed, "seed of the generated data")->capture_default_str();
   app.add_flag("--inject-corruption", o.inject_corruption,
                "fault injection: the last rank corrupts one element of each checked result (tests -c)");

@@ -25,6 +25,7 @@ struct BenchOptions {
   std::string transport = "mpi";
   uint64_t chunk_bytes = 0;
   std::string csv_path, json_path;
+  std::string tuning_path;  // empty: results/tuning/<host>.json
   bool inject_corruption = false;
   uint64_t seed = 0x5eed;
   std::string command_line;

@@ -1,5 +1,6 @@
 #include "harness/collective.h"
 
+#include "algorithms/cost.h"
 #include "algorithms/registry.h"
 #include "algorithms/reducers.h"
 #include "harness/errors.h"
@@ -64,7 +65,34 @@ class NativeAllreduce final : public Collective {
   Transport& transport_;
 };
 
+// auto: picks the algorithm per size from the alpha-beta-gamma model and the closed forms,
+// then runs it. Every rank computes the same choice from the same inputs.
+class AutoAllreduce final : public Collective {
+ public:
+  AutoAllreduce(AllreduceSpec spec, Transport& transport) {
+    spec.algorithm = choose_algorithm(transport.size(), static_cast<double>(spec.count * info(spec.type).size), spec.machine);
+    chosen_ = spec.algorithm;
+    inner_ = std::make_unique<ScheduledAllreduce>(spec, *find_algorithm(chosen_), transport);
+  }
+  void run(const void* input, void* output) override { inner_->run(input, output); }
+  std::string chosen() const override { return chosen_; }
+
+ private:
+  std::string chosen_;
+  std::unique_ptr<Collective> inner_;
+};
+
 }  // namespace
+
+std::string choose_algorithm(int nranks, double bytes, const MachineParams& m) {
+  std::string best;
+  double best_time = 0;
+  for (const auto& a : algorithms()) {
+    const double t = model_time(a.closed_form(nranks, bytes), m.alpha, m.beta, m.gamma);
+    if (best.empty() || t < best_time) best = std::string(a.name), best_time = t;
+  }
+  return best;
+}
 
 const std::vector<BaselineInfo>& baselines() {
   static const std::vector<BaselineInfo> table = {
@@ -74,14 +102,14 @@ const std::vector<BaselineInfo>& baselines() {
 }
 
 bool is_known_algorithm(std::string_view name) {
-  if (find_algorithm(name)) return true;
+  if (find_algorithm(name) || name == "auto") return true;
   for (const auto& b : baselines())
     if (b.name == name) return true;
   return false;
 }
 
 std::string all_algorithm_names() {
-  std::string names = algorithm_names();
+  std::string names = algorithm_names() + ", auto";
   for (const auto& b : baselines()) names += ", " + std::string(b.name);
   return names;
 }
@@ -89,6 +117,7 @@ std::string all_algorithm_names() {
 std::unique_ptr<Collective> make_collective(const AllreduceSpec& spec, Transport& transport,
                                             const TransportLookup& lookup) {
   if (const AlgorithmInfo* a = find_algorithm(spec.algorithm)) return std::make_unique<ScheduledAllreduce>(spec, *a, transport);
+  if (spec.algorithm == "auto") return std::make_unique<AutoAllreduce>(spec, transport);
   for (const auto& b : baselines())
     if (b.name == spec.algorithm) return std::make_unique<NativeAllreduce>(spec, lookup(b.transport));
   throw UsageError("-a: unknown algorithm '" + spec.algorithm + "' (accepted: " + all_algorithm_names() + ")");

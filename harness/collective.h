@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "algorithms/datatype.h"
+#include "harness/tuning.h"
 #include "transports/transport.h"
 
 namespace arlab {
@@ -22,12 +23,14 @@ struct AllreduceSpec {
   uint64_t count = 0;
   uint64_t chunk_bytes = 0;
   int ranks_per_node = 0;
+  MachineParams machine;  // what `auto` chooses with
 };
 
 class Collective {
  public:
   virtual ~Collective() = default;
   virtual void run(const void* input, void* output) = 0;  // output == input: in place
+  virtual std::string chosen() const { return ""; }        // auto: the algorithm it picked
 };
 
 // Finds transports by name (created once, shared by every collective of a run).
@@ -44,7 +47,10 @@ struct BaselineInfo {
   std::string_view transport;
 };
 const std::vector<BaselineInfo>& baselines();
-bool is_known_algorithm(std::string_view name);  // a generator or a baseline
+bool is_known_algorithm(std::string_view name);  // a generator, a baseline or auto
+
+// The scheduled algorithm with the lowest modelled time for n bytes on N ranks.
+std::string choose_algorithm(int nranks, double bytes, const MachineParams& machine);
 std::string all_algorithm_names();
 
 }  // namespace arlab

@@ -5,6 +5,7 @@
 #include <cstdio>
 
 #include "algorithms/checker.h"
+#include "algorithms/cost.h"
 #include "algorithms/datatype.h"
 #include "algorithms/registry.h"
 #include "harness/cli.h"
@@ -13,9 +14,33 @@
 
 namespace arlab {
 
+namespace {
+
+// The closed form next to the counts read off the schedules (maxima over ranks).
+void print_cost(const AlgorithmInfo& a, const std::vector<RankSchedule>& world, int nranks, uint64_t bytes,
+                uint32_t element_size) {
+  const CostCounts closed = a.closed_form(nranks, static_cast<double>(bytes));
+  const CostCounts measured = measured_cost(world, element_size);
+  std::printf("\n# cost: T = %s\n", std::string(a.formula).c_str());
+  std::printf("#   (n = %lu bytes per rank; closed forms assume no pipelining and n divisible by N)\n",
+              static_cast<unsigned long>(bytes));
+  std::printf("%-26s %16s %16s\n", "term", "closed form", "from schedule");
+  const struct {
+    const char* name;
+    double closed, measured;
+  } rows[] = {{"alpha: message rounds", closed.rounds, measured.rounds},
+              {"beta: bytes sent / rank", closed.bytes_sent, measured.bytes_sent},
+              {"gamma: bytes reduced / rank", closed.bytes_reduced, measured.bytes_reduced}};
+  for (const auto& r : rows)
+    std::printf("%-26s %16.6g %16.6g%s\n", r.name, r.closed, r.measured, r.closed == r.measured ? "" : "   (differ)");
+}
+
+}  // namespace
+
 int run_explain(int argc, char** argv) {
   std::string algorithm = "ring", chunk = "0", type = "float32";
   int nranks = 4, only_rank = -1;
+  bool cost = false;
   uint64_t count = 8;
   CLI::App app{"arlab explain: print an algorithm's schedule, rank by rank and step by step", "arlab explain"};
   app.add_option("-a,--algorithm", algorithm, "algorithm: " + algorithm_names())->capture_default_str();
@@ -24,6 +49,7 @@ int run_explain(int argc, char** argv) {
   app.add_option("--chunk", chunk, "pipeline chunk in bytes (0: none)")->capture_default_str();
   app.add_option("-d,--datatype", type, "datatype (sets the element size)")->capture_default_str();
   app.add_option("--rank", only_rank, "print only this rank");
+  app.add_flag("--cost", cost, "print the closed-form alpha / beta / gamma counts next to the schedule's own");
   parse_flags(app, argc, argv);
   const AlgorithmInfo* a = find_algorithm(algorithm);
   if (!a) throw UsageError("-a: unknown algorithm '" + algorithm + "' (accepted: " + algorithm_names() + ")");
@@ -60,6 +86,7 @@ int run_explain(int argc, char** argv) {
   const CheckStats stats = check_schedules(world);
   std::printf("\n# checked: every rank's output holds all %d contributions exactly once; %lu messages matched, no races\n",
               nranks, static_cast<unsigned long>(stats.messages));
+  if (cost) print_cost(*a, world, nranks, count * t->size, t->size);
   return 0;
 }
 

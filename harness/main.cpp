@@ -10,6 +10,7 @@
 #include "harness/cli.h"
 #include "harness/errors.h"
 #include "harness/explain.h"
+#include "harness/tune.h"
 #include "transports/bootstrap.h"
 #include "transports/transport.h"
 
@@ -42,6 +43,7 @@ struct Subcommand {
 const Subcommand kSubcommands[] = {
     {"bench", "time all-reduce algorithms under mpirun / srun (nccl-tests flags)", bench_main},
     {"explain", "print an algorithm's schedule and check it symbolically", run_explain},
+    {"tune", "measure alpha, beta and gamma for -a auto (under mpirun, >= 2 ranks)", run_tune},
 };
 
 // Under a launcher every rank runs the same parser; only the first prints the error.
@@ -88,5 +90,5 @@ int main(int argc, char** argv) {
       return fail(command, e.what(), 1);
     }
   }
-  return fail(command, "unknown command (commands: bench, explain; see arlab --help)", 2);
+  return fail(command, "unknown command (commands: bench, explain, tune; see arlab --help)", 2);
 }

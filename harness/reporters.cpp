@@ -1,6 +1,9 @@
 #include "harness/reporters.h"
 
+#include <algorithm>
+#include <cerrno>
 #include <cstdio>
+#include <cstring>
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <sstream>
@@ -42,6 +45,9 @@ class TableReporter final : public Reporter {
     std::printf("# iterations %d, warm-up %d, check %d, chunk %s\n", m.iterations, m.warmup, m.check,
                 m.chunk_bytes ? (std::to_string(m.chunk_bytes) + " B").c_str() : "none");
     std::printf("# time = slowest rank's average, algbw = size / time, busbw = algbw * 2(N-1)/N\n");
+    if (std::find(m.algorithms.begin(), m.algorithms.end(), "auto") != m.algorithms.end())
+      std::printf("# auto chooses with alpha %.3g s, beta %.3g s/B, gamma %.3g s/B (%s)\n", m.alpha, m.beta, m.gamma,
+                  m.tuning_source.c_str());
     std::fflush(stdout);
   }
   void begin_algorithm(const std::string& algorithm, const std::string& transport) override {
@@ -65,6 +71,7 @@ class TableReporter final : public Reporter {
       busbw_sum_ += m->busbw / 2;
       if (m->wrong > 0) wrong_ += m->wrong;
     }
+    if (!r.chosen.empty()) std::printf("<- %s", r.chosen.c_str());
     std::printf("\n");
     std::fflush(stdout);
     ++rows_;
@@ -82,7 +89,7 @@ class TableReporter final : public Reporter {
 };
 
 const char* kCsvHeader =
-    "algorithm,transport,nranks,nnodes,size_bytes,count,type,redop,placement,time_us,algbw_gbs,busbw_gbs,wrong\n";
+    "algorithm,transport,nranks,nnodes,size_bytes,count,type,redop,placement,time_us,algbw_gbs,busbw_gbs,wrong,chosen\n";
 
 class CsvReporter final : public Reporter {
  public:
@@ -95,10 +102,10 @@ class CsvReporter final : public Reporter {
   void row(const ResultRow& r) override {
     for (const auto& [placement, m] : {std::pair{"out", &r.out_of_place}, std::pair{"in", &r.in_place}}) {
       char line[512];
-      std::snprintf(line, sizeof line, "%s,%s,%d,%d,%lu,%lu,%s,%s,%s,%.3f,%.6f,%.6f,%ld\n", r.algorithm.c_str(),
+      std::snprintf(line, sizeof line, "%s,%s,%d,%d,%lu,%lu,%s,%s,%s,%.3f,%.6f,%.6f,%ld,%s\n", r.algorithm.c_str(),
                     r.transport.c_str(), nranks_, nnodes_, static_cast<unsigned long>(r.size),
                     static_cast<unsigned long>(r.count), r.type.c_str(), r.redop.c_str(), placement, m->time_us,
-                    m->algbw, m->busbw, static_cast<long>(m->wrong));
+                    m->algbw, m->busbw, static_cast<long>(m->wrong), r.chosen.c_str());
       content_ += line;
     }
     write_file_atomically(path_, content_);
@@ -122,7 +129,9 @@ class JsonReporter final : public Reporter {
                         {"hosts", m.hosts},               {"type", m.type},
                         {"redop", m.redop},               {"iterations", m.iterations},
                         {"warmup", m.warmup},             {"check", m.check},
-                        {"chunk_bytes", m.chunk_bytes},   {"algorithms", m.algorithms}};
+                        {"chunk_bytes", m.chunk_bytes},   {"algorithms", m.algorithms},
+                        {"model", {{"alpha_s", m.alpha}, {"beta_s_per_byte", m.beta}, {"gamma_s_per_byte", m.gamma},
+                                   {"source", m.tuning_source}}}};
     doc_["results"] = nlohmann::json::array();
     doc_["complete"] = false;
     flush();
@@ -132,7 +141,7 @@ class JsonReporter final : public Reporter {
       doc_["results"].push_back({{"algorithm", r.algorithm}, {"transport", r.transport}, {"size_bytes", r.size},
                                  {"count", r.count}, {"type", r.type}, {"redop", r.redop}, {"placement", placement},
                                  {"time_us", m->time_us}, {"algbw_gbs", m->algbw}, {"busbw_gbs", m->busbw},
-                                 {"wrong", m->wrong}});
+                                 {"wrong", m->wrong}, {"chosen", r.chosen}});
     flush();
   }
   void end() override {

@@ -21,6 +21,7 @@ struct ResultRow {
   uint64_t count = 0;
   std::string type;
   std::string redop;
+  std::string chosen;  // auto: the algorithm it picked for this size
   Measurement out_of_place;
   Measurement in_place;
 };
@@ -34,6 +35,8 @@ struct RunMetadata {
   int iterations = 0, warmup = 0, check = 0;
   uint64_t chunk_bytes = 0;
   std::vector<std::string> algorithms;
+  double alpha = 0, beta = 0, gamma = 0;  // the model `auto` chose with
+  std::string tuning_source;
 };
 
 // busbw = algbw * 2(N-1)/N for all-reduce (nccl-tests' bus bandwidth).

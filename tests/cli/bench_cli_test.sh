@@ -79,5 +79,21 @@ else
   fail "corrupted result: exit $status: $(grep -E 'Out of bounds|^ +[0-9]' "$work/out" | head -5)"
 fi
 
+# arlab tune measures and saves; -a auto reads the file and says what it picked per size.
+if timeout 300 mpirun --oversubscribe -np 2 "$arlab" tune -o "$work/tuning.json" >"$work/out" 2>&1 &&
+  python3 -c "import json,sys; d=json.load(open('$work/tuning.json')); sys.exit(0 if d['alpha_s']>0 and d['beta_s_per_byte']>0 and d['gamma_s_per_byte']>0 else 1)" &&
+  timeout 300 mpirun --oversubscribe -np 2 "$arlab" bench -a auto -b 8 -e 4M -f 64 -n 2 -w 1 --tuning "$work/tuning.json" \
+    --csv "$work/auto.csv" >"$work/out" 2>&1 &&
+  grep -q "auto chooses with alpha" "$work/out" && [ "$(grep -c '<- ' "$work/out")" -eq 4 ] &&
+  [ "$(cut -d, -f14 "$work/auto.csv" | grep -cE '^(ring|rd|rabenseifner|tree)$')" -eq 8 ]; then
+  pass "tune, then auto shows its choice per size"
+else
+  fail "tune / auto: $(tail -5 "$work/out")"
+fi
+echo '{"schema": "arlab.tuning.v1", "alpha_s": "fast"}' >"$work/bad-tuning.json"
+expect_usage_error "malformed tuning file" "bad-tuning.json: unreadable tuning file" \
+  "$arlab" bench -a auto -e 8 --tuning "$work/bad-tuning.json"
+expect_usage_error "tune on one rank" "needs at least 2 ranks" "$arlab" tune -o "$work/t.json"
+
 echo "bench CLI: $passed passed, $failed failed"
 [ "$failed" -eq 0 ]

@@ -1,0 +1,33 @@
+// The alpha-beta-gamma counts of an all-reduce: how many message rounds, how many bytes each
+// rank sends, how many bytes each rank reduces. Each algorithm states them in closed form
+// (its entry in the registry); measured_cost() reads the same three numbers off the
+// schedules themselves, so `arlab explain --cost` and the tests can show the two agree.
+//   time ~ rounds * alpha + bytes_sent * beta + bytes_reduced * gamma
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "algorithms/schedule.h"
+
+namespace arlab {
+
+struct CostCounts {
+  double rounds = 0;         // message steps on the longest chain of one rank's schedule
+  double bytes_sent = 0;     // by the busiest rank
+  double bytes_reduced = 0;  // by the busiest rank (bytes of the reduced result)
+};
+
+// The three counts, maxima over ranks, measured from a world's schedules.
+CostCounts measured_cost(const std::vector<RankSchedule>& world, uint32_t element_size);
+
+// Predicted time under the model.
+inline double model_time(const CostCounts& c, double alpha, double beta, double gamma) {
+  return c.rounds * alpha + c.bytes_sent * beta + c.bytes_reduced * gamma;
+}
+
+// Helpers for closed forms.
+int ceil_log2(int n);    // rounds of a binomial tree over n ranks
+int floor_pow2(int n);   // p: the largest power of two <= n
+
+}  // namespace arlab

@@ -1,0 +1,7 @@
+#pragma once
+
+namespace arlab {
+
+int run_tune(int argc, char** argv);
+
+}  // namespace arlab

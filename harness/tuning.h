@@ -1,0 +1,24 @@
+// The machine parameters the `auto` algorithm chooses with: alpha (seconds per message
+// round), beta (seconds per byte sent), gamma (seconds per byte reduced). `arlab tune`
+// measures them and saves results/tuning/<host>.json; without that file the built-in
+// defaults below are used, and the run says so.
+#pragma once
+
+#include <string>
+
+namespace arlab {
+
+struct MachineParams {
+  double alpha = 2e-6;        // 2 us: an MPI message between processes on one node
+  double beta = 1.0 / 5e9;    // 5 GB/s
+  double gamma = 1.0 / 10e9;  // 10 GB/s of reduction
+  std::string source = "built-in defaults";
+};
+
+std::string default_tuning_path(const std::string& hostname);  // results/tuning/<host>.json
+
+// Reads a tuning file; a missing file gives the defaults, a malformed one throws UsageError.
+MachineParams load_tuning(const std::string& path);
+void save_tuning(const std::string& path, const MachineParams& params, const std::string& details);
+
+}  // namespace arlab

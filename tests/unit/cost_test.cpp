@@ -1,0 +1,41 @@
+// Every algorithm's closed-form alpha / beta / gamma counts equal the counts read off its
+// own schedules, for N = 1..64 (n divisible by N, no pipelining: the closed forms' premise).
+#include <gtest/gtest.h>
+
+#include "algorithms/cost.h"
+#include "algorithms/registry.h"
+
+namespace arlab {
+namespace {
+
+TEST(Cost, ClosedFormsMatchTheSchedules) {
+  for (const auto& a : algorithms())
+    for (int n = 1; n <= 64; ++n) {
+      Problem p;
+      p.nranks = n;
+      p.count = 4096ull * n;
+      p.element_size = 4;
+      std::vector<RankSchedule> world;
+      for (int r = 0; r < n; ++r) {
+        p.rank = r;
+        world.push_back(a.generate(p));
+      }
+      const CostCounts measured = measured_cost(world, p.element_size);
+      const CostCounts closed = a.closed_form(n, static_cast<double>(p.count * p.element_size));
+      SCOPED_TRACE(std::string(a.name) + " N=" + std::to_string(n));
+      EXPECT_DOUBLE_EQ(measured.rounds, closed.rounds);
+      EXPECT_DOUBLE_EQ(measured.bytes_sent, closed.bytes_sent);
+      EXPECT_DOUBLE_EQ(measured.bytes_reduced, closed.bytes_reduced);
+    }
+}
+
+TEST(Cost, LatencyTermGrowsLinearlyForRingAndLogarithmicallyForTheTreeFamily) {
+  const auto rounds = [](std::string_view name, int n) { return find_algorithm(name)->closed_form(n, 1e6).rounds; };
+  EXPECT_EQ(rounds("ring", 64) / rounds("ring", 8), 9.0);  // 2*63 / 2*7
+  EXPECT_EQ(rounds("rd", 64), 6);
+  EXPECT_EQ(rounds("rabenseifner", 64), 12);
+  EXPECT_EQ(rounds("tree", 64), 12);
+}
+
+}  // namespace
+}  // namespace arlab
