@@ -27,6 +27,7 @@ struct Message {
   Slice remote_dst;  // for Write: where the bytes land at the receiver
   Pieces pieces;
   uint64_t count;
+  uint64_t sent_at;  // the sending step's start, in message latencies
 };
 
 struct Waiter {
@@ -41,6 +42,7 @@ struct RankState {
   uint64_t count;
   std::unique_ptr<HappensBefore> order;
   std::vector<uint32_t> remaining_deps, pending, op_seq, dependents_begin, dependents;
+  std::vector<uint64_t> start, finish;  // per step, in message latencies (CheckStats::rounds)
   size_t done = 0;
 
   SymbolicBuffer& buffer(BufferId id) { return id == BufferId::Scratch ? *scratch : *output; }
@@ -89,6 +91,8 @@ class WorldChecker {
     const size_t steps = s.num_steps();
     st.remaining_deps.resize(steps);
     st.pending.assign(steps, 0);
+    st.start.assign(steps, 0);
+    st.finish.assign(steps, 0);
     // Dependents in CSR form, and the per-peer sequence number of every message op.
     st.dependents_begin.assign(steps + 1, 0);
     for (size_t x = 0; x < steps; ++x) {
@@ -219,13 +223,15 @@ class WorldChecker {
     RankState& st = ranks_[r];
     const auto ops = st.schedule->ops(step);
     const uint32_t first = st.schedule->first_op(step);
+    for (uint32_t d : st.schedule->deps(step)) st.start[step] = std::max(st.start[step], st.finish[d]);
+    st.finish[step] = st.start[step];
     st.pending[step] = 1;  // held until every op is posted, so a delivery cannot complete the step early
     for (uint32_t i = 0; i < ops.size(); ++i) {
       const Op& op = ops[i];
       switch (op.kind) {
         case OpKind::Send:
         case OpKind::Write: {
-          Message m{op.kind, op.dst(), read(r, step, op, op.a()), op.count};
+          Message m{op.kind, op.dst(), read(r, step, op, op.a()), op.count, st.start[step]};
           mark_read(r, step, op.a());
           post_message(r, op, st.op_seq[first + i], std::move(m));
           break;
@@ -288,12 +294,14 @@ class WorldChecker {
       fail(r, to_string(op) + " is matched by a " + to_string(m.kind) + " of " + std::to_string(m.count) +
                   " elements into " + to_string(m.remote_dst) + " from rank " + std::to_string(from), w.step);
     write(r, w.step, op, op.dst(), m.pieces);
+    st.finish[w.step] = std::max(st.finish[w.step], m.sent_at + 1);
     if (--st.pending[w.step] == 0) complete_step(r, w.step);
   }
 
   void complete_step(size_t r, uint32_t step) {
     RankState& st = ranks_[r];
     ++st.done;
+    stats_.rounds = std::max(stats_.rounds, st.finish[step]);
     for (uint32_t k = st.dependents_begin[step]; k < st.dependents_begin[step + 1]; ++k) {
       const uint32_t x = st.dependents[k];
       if (--st.remaining_deps[x] == 0) ready_.push_back({r, x});

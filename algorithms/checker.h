@@ -22,6 +22,9 @@ struct CheckStats {
   uint64_t steps = 0;
   uint64_t ops = 0;
   uint64_t messages = 0;
+  // The critical path in message latencies: the world's finishing time when every message
+  // takes one unit and everything else takes none (alpha = 1, beta = gamma = 0).
+  uint64_t rounds = 0;
 };
 
 CheckStats check_schedules(const std::vector<RankSchedule>& world, const CheckOptions& options = {});

@@ -1,5 +1,7 @@
 #include "algorithms/cost.h"
 
+#include "algorithms/checker.h"
+
 #include <algorithm>
 
 namespace arlab {
@@ -18,24 +20,13 @@ int floor_pow2(int n) {
 
 CostCounts measured_cost(const std::vector<RankSchedule>& world, uint32_t element_size) {
   CostCounts worst;
+  worst.rounds = static_cast<double>(check_schedules(world).rounds);
   for (const RankSchedule& s : world) {
-    // Longest path through the step graph, counting the steps that exchange messages.
-    std::vector<uint32_t> depth(s.num_steps(), 0);
-    uint32_t rounds = 0;
     double sent = 0, reduced = 0;
-    for (size_t x = 0; x < s.num_steps(); ++x) {
-      bool communicates = false;
-      for (const Op& op : s.ops(x)) {
-        communicates |= is_outgoing(op.kind) || is_incoming(op.kind);
-        if (is_outgoing(op.kind)) sent += static_cast<double>(op.count) * element_size;
-        if (op.kind == OpKind::Reduce) reduced += static_cast<double>(op.count) * element_size;
-      }
-      uint32_t before = 0;
-      for (uint32_t d : s.deps(x)) before = std::max(before, depth[d]);
-      depth[x] = before + (communicates ? 1 : 0);
-      rounds = std::max(rounds, depth[x]);
+    for (const Op& op : s.all_ops()) {
+      if (is_outgoing(op.kind)) sent += static_cast<double>(op.count) * element_size;
+      if (op.kind == OpKind::Reduce) reduced += static_cast<double>(op.count) * element_size;
     }
-    worst.rounds = std::max<double>(worst.rounds, rounds);
     worst.bytes_sent = std::max(worst.bytes_sent, sent);
     worst.bytes_reduced = std::max(worst.bytes_reduced, reduced);
   }

@@ -13,12 +13,13 @@
 namespace arlab {
 
 struct CostCounts {
-  double rounds = 0;         // message steps on the longest chain of one rank's schedule
+  double rounds = 0;         // the critical path in message latencies, across all ranks
   double bytes_sent = 0;     // by the busiest rank
   double bytes_reduced = 0;  // by the busiest rank (bytes of the reduced result)
 };
 
-// The three counts, maxima over ranks, measured from a world's schedules.
+// The three counts measured from a world's schedules: rounds from the symbolic checker's run
+// (which also proves the schedules correct), bytes as maxima over ranks.
 CostCounts measured_cost(const std::vector<RankSchedule>& world, uint32_t element_size);
 
 // Predicted time under the model.

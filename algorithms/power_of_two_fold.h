@@ -27,12 +27,19 @@ struct PowerOfTwoFold {
   int real_rank(int nr) const { return nr < extra ? nr * 2 + 1 : nr + extra; }
 };
 
+inline int ceil_log2_of_pow2(int p) {
+  int k = 0;
+  while ((1 << k) < p) ++k;
+  return k;
+}
+
 // Builds a schedule as one chain of steps, each waiting for the one before: the ordering
 // recursive doubling needs (every step uses what the previous one produced).
 class ChainBuilder {
  public:
   explicit ChainBuilder(RankSchedule& s) : s_(s) {}
-  void step(std::initializer_list<Op> ops) {
+  void step(std::initializer_list<Op> ops) { step(std::vector<Op>(ops)); }
+  void step(const std::vector<Op>& ops) {
     std::vector<Op> kept;
     for (const Op& op : ops)
       if (op.count > 0) kept.push_back(op);  // both ends skip the same empty transfers

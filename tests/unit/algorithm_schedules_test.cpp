@@ -1,6 +1,7 @@
-// Every registered algorithm, proved by the symbolic checker at N = 1..64 and at 127, 128
-// and 1000 (4096 for the logarithmic ones), counts 0, 1, N-1, N+1 and 1,000,003, out of place
-// and in place, unpipelined and in 64 KiB chunks (16 of them for the largest count).
+// Every registered algorithm, proved by the symbolic checker at N = 1..64 and at 127, 128,
+// 1000 and 4096, counts 0, 1, N-1, N+1 and 1,000,003, out of place and in place, unpipelined
+// and in 64 KiB chunks (16 of them for the largest count). Ring and Swing at 4096, whose
+// schedules hold tens of millions of operations, are in large_schedule_test.cpp.
 #include <gtest/gtest.h>
 
 #include "algorithms/checker.h"
@@ -42,7 +43,8 @@ std::vector<Case> cases() {
   for (const auto& a : algorithms()) {
     if (a.name == "ring") continue;  // ring_schedule_test.cpp and large_schedule_test.cpp
     for (int n = 1; n <= 64; ++n) out.push_back({std::string(a.name), n});
-    for (int n : {127, 128, 1000, 4096}) out.push_back({std::string(a.name), n});
+    for (int n : {127, 128, 1000, 4096})
+      if (!(a.name == "swing" && n == 4096)) out.push_back({std::string(a.name), n});  // large_schedule_test.cpp
   }
   return out;
 }

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include "algorithms/cost.h"
+#include "algorithms/double_binary_tree.h"
 #include "algorithms/registry.h"
 
 namespace arlab {
@@ -34,7 +35,26 @@ TEST(Cost, LatencyTermGrowsLinearlyForRingAndLogarithmicallyForTheTreeFamily) {
   EXPECT_EQ(rounds("ring", 64) / rounds("ring", 8), 9.0);  // 2*63 / 2*7
   EXPECT_EQ(rounds("rd", 64), 6);
   EXPECT_EQ(rounds("rabenseifner", 64), 12);
+  EXPECT_EQ(rounds("swing", 64), 12);
   EXPECT_EQ(rounds("tree", 64), 12);
+  EXPECT_EQ(rounds("dbtree", 64), 12);  // up and down a tree of depth lg N
+}
+
+}  // namespace
+}  // namespace arlab
+
+namespace arlab {
+namespace {
+
+// The double binary tree's point: a rank is an interior node of at most one of the two trees
+// (rank 0 is the exception for odd N, root of the first tree and interior in the shifted one).
+TEST(DoubleBinaryTree, TreesAreComplementary) {
+  for (int n = 2; n <= 64; ++n)
+    for (int r = 0; r < n; ++r) {
+      const int interior = double_binary_tree_interior(0, r, n) + double_binary_tree_interior(1, r, n);
+      if (n % 2 == 1 && r == 0) continue;
+      EXPECT_LE(interior, 1) << "N " << n << " rank " << r;
+    }
 }
 
 }  // namespace
