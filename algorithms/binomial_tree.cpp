@@ -15,14 +15,8 @@ namespace arlab {
 
 RankSchedule generate_binomial_tree(const Problem& p) {
   RankSchedule s;
-  s.rank = p.rank;
-  s.nranks = p.nranks;
-  s.count = p.count;
+  if (start_schedule(s, p)) return s;
   const int r = p.rank, n = p.nranks;
-  if (n == 1) {
-    if (p.count > 0) s.add_step({Op::copy({BufferId::Output, 0, p.count}, {BufferId::Input, 0, p.count})}, {});
-    return s;
-  }
   s.scratch_count = p.count;
   const int lowbit = r == 0 ? 1 << 30 : r & -r;
   std::vector<int> children;  // in the order their subtrees are reduced: nearest first

@@ -6,6 +6,7 @@
 #pragma once
 
 #include <cstdint>
+#include <string>
 #include <vector>
 
 #include "algorithms/schedule.h"
@@ -21,6 +22,15 @@ struct CostCounts {
 // The three counts measured from a world's schedules: rounds from the symbolic checker's run
 // (which also proves the schedules correct), bytes as maxima over ranks.
 CostCounts measured_cost(const std::vector<RankSchedule>& world, uint32_t element_size);
+
+// What a closed form is asked: N, bytes per rank, and for hierarchical algorithms the node size
+// (0: one node) and the algorithm between nodes.
+struct CostQuery {
+  int nranks = 1;
+  double bytes = 0;
+  int ranks_per_node = 0;
+  std::string inter = "ring";
+};
 
 // Predicted time under the model.
 inline double model_time(const CostCounts& c, double alpha, double beta, double gamma) {

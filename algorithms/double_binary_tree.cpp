@@ -67,9 +67,10 @@ TreeNode tree_node(int tree, int rank, int n) { return tree == 0 ? in_order_tree
 
 // From the trees' shapes: each half climbs to its root and comes back down, one latency per
 // edge, a node sending up once all its children have reported; both halves run at once.
-CostCounts double_binary_tree_cost(int n, double bytes) {
+CostCounts double_binary_tree_cost(const CostQuery& q) {
+  const int n = q.nranks;
   CostCounts c;
-  const double half = bytes / 2;
+  const double half = q.bytes / 2;
   std::vector<double> sent(n, 0), reduced(n, 0);
   for (int t = 0; t < 2; ++t) {
     std::vector<TreeNode> nodes(n);
@@ -112,14 +113,8 @@ bool double_binary_tree_interior(int tree, int rank, int n) {
 
 RankSchedule generate_double_binary_tree(const Problem& p) {
   RankSchedule s;
-  s.rank = p.rank;
-  s.nranks = p.nranks;
-  s.count = p.count;
+  if (start_schedule(s, p)) return s;
   const int r = p.rank, n = p.nranks;
-  if (n == 1) {
-    if (p.count > 0) s.add_step({Op::copy({BufferId::Output, 0, p.count}, {BufferId::Input, 0, p.count})}, {});
-    return s;
-  }
   // Scratch: one landing area per child slot, each as large as the buffer.
   s.scratch_count = 2 * p.count;
   const uint64_t chunk = p.chunk_elements();

@@ -54,11 +54,46 @@ class ChainBuilder {
   uint32_t last_ = UINT32_MAX;
 };
 
+// A schedule for p's rank with its header filled in, and the copy that is a one-rank
+// all-reduce when N = 1 (returns true then: the generator is done).
+inline bool start_schedule(RankSchedule& s, const Problem& p) {
+  s.rank = p.rank;
+  s.nranks = p.nranks;
+  s.count = p.count;
+  if (p.nranks > 1) return false;
+  if (p.count > 0) s.add_step({Op::copy({BufferId::Output, 0, p.count}, {BufferId::Input, 0, p.count})}, {});
+  return true;
+}
+
 // The reduction of two slices with the lower rank's contribution first, so every rank that
 // computes the same element computes it with the same operand order (bit-identical results
 // even where the operation is not bitwise commutative, like min of +0 and -0).
 inline Op ordered_reduce(Slice dst, Slice mine, Slice theirs, int my_rank, int their_rank) {
   return my_rank < their_rank ? Op::reduce(dst, mine, theirs) : Op::reduce(dst, theirs, mine);
+}
+
+// Fold in: an even rank below 2 * extra hands its whole input to its odd neighbour, which adds
+// it to its own (scratch holds the n elements in between). Returns where this rank's data now
+// is: the output for the odd neighbour, the input for everyone else.
+inline BufferId fold_in(ChainBuilder& chain, const PowerOfTwoFold& fold, int rank, uint64_t n) {
+  const Slice in{BufferId::Input, 0, n}, out{BufferId::Output, 0, n}, tmp{BufferId::Scratch, 0, n};
+  if (fold.new_rank < 0) {
+    chain.step({Op::send(rank + 1, in)});
+  } else if (rank < 2 * fold.extra) {
+    chain.step({Op::recv(rank - 1, tmp)});
+    chain.step({ordered_reduce(out, in, tmp, rank, rank - 1)});
+    return BufferId::Output;
+  }
+  return BufferId::Input;
+}
+
+// Fold out: the odd neighbour returns the finished result.
+inline void fold_out(ChainBuilder& chain, const PowerOfTwoFold& fold, int rank, uint64_t n) {
+  const Slice out{BufferId::Output, 0, n};
+  if (fold.new_rank < 0)
+    chain.step({Op::recv(rank + 1, out)});
+  else if (rank < 2 * fold.extra)
+    chain.step({Op::send(rank - 1, out)});
 }
 
 }  // namespace arlab

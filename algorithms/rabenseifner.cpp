@@ -28,27 +28,13 @@ Slice slice(BufferId buffer, Range r) { return {buffer, r.offset, r.count}; }
 
 RankSchedule generate_rabenseifner(const Problem& p) {
   RankSchedule s;
-  s.rank = p.rank;
-  s.nranks = p.nranks;
-  s.count = p.count;
+  if (start_schedule(s, p)) return s;
   const int r = p.rank;
   const uint64_t n = p.count;
-  const Slice in{BufferId::Input, 0, n}, out{BufferId::Output, 0, n}, tmp{BufferId::Scratch, 0, n};
   ChainBuilder chain(s);
-  if (p.nranks == 1) {
-    chain.step({Op::copy(out, in)});
-    return s;
-  }
   s.scratch_count = n;
   const PowerOfTwoFold fold(r, p.nranks);
-  BufferId current = BufferId::Input;
-  if (fold.new_rank < 0) {
-    chain.step({Op::send(r + 1, in)});
-  } else if (r < 2 * fold.extra) {
-    chain.step({Op::recv(r - 1, tmp)});
-    chain.step({ordered_reduce(out, in, tmp, r, r - 1)});
-    current = BufferId::Output;
-  }
+  BufferId current = fold_in(chain, fold, r, n);
   if (fold.new_rank >= 0) {
     const int me = fold.new_rank, np = fold.pof2;
     // Recursive halving: [lo, hi) is the range of blocks this rank still reduces.
@@ -72,10 +58,7 @@ RankSchedule generate_rabenseifner(const Problem& p) {
                   Op::recv(partner, slice(BufferId::Output, blocks(n, np, theirs, theirs + mask)))});
     }
   }
-  if (fold.new_rank < 0)
-    chain.step({Op::recv(r + 1, out)});
-  else if (r < 2 * fold.extra)
-    chain.step({Op::send(r - 1, out)});
+  fold_out(chain, fold, r, n);
   return s;
 }
 

@@ -13,28 +13,14 @@ namespace arlab {
 
 RankSchedule generate_recursive_doubling(const Problem& p) {
   RankSchedule s;
-  s.rank = p.rank;
-  s.nranks = p.nranks;
-  s.count = p.count;
+  if (start_schedule(s, p)) return s;
   const int r = p.rank;
   const uint64_t n = p.count;
-  const Slice in{BufferId::Input, 0, n}, out{BufferId::Output, 0, n}, tmp{BufferId::Scratch, 0, n};
+  const Slice out{BufferId::Output, 0, n}, tmp{BufferId::Scratch, 0, n};
   ChainBuilder chain(s);
-  if (p.nranks == 1) {
-    chain.step({Op::copy(out, in)});
-    return s;
-  }
   s.scratch_count = n;
   const PowerOfTwoFold fold(r, p.nranks);
-  Slice current = in;
-  // Fold in: even ranks below 2 * extra hand their input to the odd neighbour.
-  if (fold.new_rank < 0) {
-    chain.step({Op::send(r + 1, in)});
-  } else if (r < 2 * fold.extra) {
-    chain.step({Op::recv(r - 1, tmp)});
-    chain.step({ordered_reduce(out, in, tmp, r, r - 1)});
-    current = out;
-  }
+  Slice current{fold_in(chain, fold, r, n), 0, n};
   // Exchange whole buffers with the partner at distance 1, 2, 4, ... among participants.
   if (fold.new_rank >= 0) {
     for (int mask = 1; mask < fold.pof2; mask <<= 1) {
@@ -44,11 +30,7 @@ RankSchedule generate_recursive_doubling(const Problem& p) {
       current = out;
     }
   }
-  // Fold out: the odd neighbour returns the result.
-  if (fold.new_rank < 0)
-    chain.step({Op::recv(r + 1, out)});
-  else if (r < 2 * fold.extra)
-    chain.step({Op::send(r - 1, out)});
+  fold_out(chain, fold, r, n);
   return s;
 }
 

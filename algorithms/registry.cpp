@@ -4,6 +4,7 @@
 
 #include "algorithms/binomial_tree.h"
 #include "algorithms/double_binary_tree.h"
+#include "algorithms/hierarchical.h"
 #include "algorithms/named_table.h"
 #include "algorithms/recursive_doubling.h"
 #include "algorithms/ring.h"
@@ -18,7 +19,9 @@ namespace {
 // fold: the odd partner sends and reduces one whole buffer more, and the fold costs two
 // rounds in Rabenseifner and Swing but one in recursive doubling, whose first exchange
 // among the unfolded ranks travels during the fold-in.
-CostCounts ring_cost(int n, double bytes) {
+CostCounts ring_cost(const CostQuery& q) {
+  const int n = q.nranks;
+  const double bytes = q.bytes;
   return {2.0 * (n - 1), 2.0 * (n - 1) / n * bytes, 1.0 * (n - 1) / n * bytes};
 }
 // max over y < e of popcount(x ^ y), bit by bit from the top: y follows e's bits down to some
@@ -37,20 +40,26 @@ int max_distance_below(int x, int e, int bits) {
 // which they differ, and the folded participants (new ranks below `extra`) start one latency
 // late: x finishes at max over y of start(y) + popcount(x ^ y), then the folded ones hand the
 // result back. With N a power of two this is lg p.
-CostCounts rd_cost(int n, double bytes) {
+CostCounts rd_cost(const CostQuery& q) {
+  const int n = q.nranks;
+  const double bytes = q.bytes;
   const int p = floor_pow2(n), lg = ceil_log2(p), extra = n - p, fold = extra > 0 ? 1 : 0;
   int rounds = lg;
   for (int x = 0; fold && x < p; ++x)
     rounds = std::max(rounds, std::max(lg, 1 + max_distance_below(x, extra, lg)) + (x < extra ? 1 : 0));
   return {1.0 * rounds, bytes * (lg + fold), bytes * (lg + fold)};
 }
-CostCounts rabenseifner_cost(int n, double bytes) {
+CostCounts rabenseifner_cost(const CostQuery& q) {
+  const int n = q.nranks;
+  const double bytes = q.bytes;
   const int p = floor_pow2(n), lg = ceil_log2(p), fold = n > p ? 1 : 0;
   return {2.0 * lg + 2 * fold, 2.0 * (p - 1) / p * bytes + fold * bytes, 1.0 * (p - 1) / p * bytes + fold * bytes};
 }
 // The root receives from ceil(lg N) children and sends to as many; the latency is twice the
 // depth, floor(lg N), because the root's nearer children report while farther ones climb.
-CostCounts tree_cost(int n, double bytes) {
+CostCounts tree_cost(const CostQuery& q) {
+  const int n = q.nranks;
+  const double bytes = q.bytes;
   const int lg = ceil_log2(n), depth = ceil_log2(floor_pow2(n));
   return {2.0 * depth, bytes * lg, bytes * lg};
 }
@@ -70,6 +79,9 @@ const std::vector<AlgorithmInfo>& algorithms() {
       {"dbtree", "double binary tree (NCCL's Tree): each half of the buffer on one of two complementary trees",
        generate_double_binary_tree, double_binary_tree_cost,
        "2 depth alpha + max_r sum_trees (children + has parent) n/2 beta + max_r sum_trees children n/2 gamma"},
+      {"hier", "hierarchical: intra-node reduce-scatter, --inter all-reduce between nodes, intra-node all-gather",
+       generate_hierarchical, hierarchical_cost,
+       "(2 + R_inter) alpha + (2(K-1)/K n + B_inter(n/K)) beta + ((K-1)/K n + G_inter(n/K)) gamma, K ranks per node"},
       {"swing", "Swing (NSDI 2024): Rabenseifner's volume, partners at distance 1, 1, 3, 5, 11, ...", generate_swing,
        rabenseifner_cost, "(2 lg p + 2f) alpha + (2(p-1)/p + f) n beta + ((p-1)/p + f) n gamma"},
   };

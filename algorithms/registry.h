@@ -11,8 +11,8 @@
 namespace arlab {
 
 using ScheduleGenerator = RankSchedule (*)(const Problem&);
-// The closed-form cost counts for n bytes per rank (unpipelined, n divisible by N).
-using ClosedFormCost = CostCounts (*)(int nranks, double bytes);
+// The closed-form cost counts (unpipelined, the bytes divisible by N and nodes of equal size).
+using ClosedFormCost = CostCounts (*)(const CostQuery& q);
 
 struct AlgorithmInfo {
   std::string_view name;

@@ -15,20 +15,15 @@
 // chunk c+1 travels while chunk c is being reduced. Operations on different chunk indices
 // touch disjoint elements, so the chain per chunk is all the ordering the data needs.
 #include "algorithms/partition.h"
+#include "algorithms/power_of_two_fold.h"
 #include "algorithms/ring.h"
 
 namespace arlab {
 
 RankSchedule generate_ring(const Problem& p) {
   RankSchedule s;
-  s.rank = p.rank;
-  s.nranks = p.nranks;
-  s.count = p.count;
+  if (start_schedule(s, p)) return s;
   const int n = p.nranks, r = p.rank;
-  if (n == 1) {
-    if (p.count > 0) s.add_step({Op::copy({BufferId::Output, 0, p.count}, {BufferId::Input, 0, p.count})}, {});
-    return s;
-  }
   const uint64_t chunk = p.chunk_elements();
   const uint64_t max_block = max_block_count(p.count, n);
   s.scratch_count = max_block;

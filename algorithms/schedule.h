@@ -69,7 +69,9 @@ struct Problem {
   uint64_t count = 0;            // elements per rank
   uint32_t element_size = 4;     // bytes; used only to turn chunk bytes into elements
   uint64_t chunk_bytes = 0;      // pipeline chunk; 0 = no pipelining
-  int ranks_per_node = 0;        // 0 = unknown / one node (used by hierarchical generators)
+  int ranks_per_node = 0;        // 0 = all ranks on one node (used by hierarchical generators)
+  std::string inter = "ring";    // hier: the all-reduce among nodes
+  std::string intra = "direct";  // hier: the reduce-scatter / all-gather inside a node
 
   uint64_t chunk_elements() const;
 };

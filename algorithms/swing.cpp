@@ -49,27 +49,13 @@ std::vector<Range> block_slices(std::vector<int> blocks, uint64_t count, int p) 
 
 RankSchedule generate_swing(const Problem& p) {
   RankSchedule s;
-  s.rank = p.rank;
-  s.nranks = p.nranks;
-  s.count = p.count;
+  if (start_schedule(s, p)) return s;
   const int r = p.rank;
   const uint64_t n = p.count;
-  const Slice in{BufferId::Input, 0, n}, out{BufferId::Output, 0, n}, tmp{BufferId::Scratch, 0, n};
   ChainBuilder chain(s);
-  if (p.nranks == 1) {
-    chain.step({Op::copy(out, in)});
-    return s;
-  }
   s.scratch_count = n;
   const PowerOfTwoFold fold(r, p.nranks);
-  BufferId current = BufferId::Input;
-  if (fold.new_rank < 0) {
-    chain.step({Op::send(r + 1, in)});
-  } else if (r < 2 * fold.extra) {
-    chain.step({Op::recv(r - 1, tmp)});
-    chain.step({ordered_reduce(out, in, tmp, r, r - 1)});
-    current = BufferId::Output;
-  }
+  BufferId current = fold_in(chain, fold, r, n);
   if (fold.new_rank >= 0) {
     const int me = fold.new_rank, np = fold.pof2, steps = ceil_log2_of_pow2(np);
     std::vector<std::vector<Range>> keep(steps), give(steps);
@@ -107,10 +93,7 @@ RankSchedule generate_swing(const Problem& p) {
       chain.step(transfer);
     }
   }
-  if (fold.new_rank < 0)
-    chain.step({Op::recv(r + 1, out)});
-  else if (r < 2 * fold.extra)
-    chain.step({Op::send(r - 1, out)});
+  fold_out(chain, fold, r, n);
   return s;
 }
 

@@ -40,6 +40,9 @@ class BenchRun {
     machine_.alpha = boot.max(machine_.alpha);
     machine_.beta = boot.max(machine_.beta);
     machine_.gamma = boot.max(machine_.gamma);
+    // Nodes: --ranks-per-node, or what the launcher says (ranks sharing memory); the largest
+    // node's size on every rank, so all agree even when the last node is smaller.
+    ranks_per_node_ = o.ranks_per_node > 0 ? o.ranks_per_node : static_cast<int>(boot.max(boot.local_size()));
     const size_t bytes = std::max<uint64_t>(o.max_bytes, elem_);
     input_.resize(bytes);
     output_.resize(bytes);
@@ -87,7 +90,7 @@ class BenchRun {
 
   ResultRow measure(const std::string& algorithm, uint64_t size) {
     const uint64_t count = size / elem_;
-    AllreduceSpec spec{algorithm, o_.type, o_.op, count, o_.chunk_bytes, 0, machine_};
+    AllreduceSpec spec{algorithm, o_.type, o_.op, count, o_.chunk_bytes, ranks_per_node_, o_.inter, o_.intra, machine_};
     auto collective = make_collective(spec, *transport_, [this](std::string_view n) -> Transport& { return lookup(n); });
     ResultRow row{algorithm, "", size, count, std::string(info(o_.type).name), std::string(name(o_.op)),
                   collective->chosen(), {}, {}};
@@ -137,7 +140,7 @@ class BenchRun {
     m.nranks = boot_.size();
     m.hosts = boot_.gather_strings(boot_.hostname());
     m.nnodes = static_cast<int>(std::set<std::string>(m.hosts.begin(), m.hosts.end()).size());
-    m.ranks_per_node = boot_.local_size();
+    m.ranks_per_node = ranks_per_node_;
     m.iterations = o_.iterations;
     m.warmup = o_.warmup;
     m.check = o_.check;
@@ -156,6 +159,7 @@ class BenchRun {
   Transport* transport_ = nullptr;
   size_t elem_ = 4;
   MachineParams machine_;
+  int ranks_per_node_ = 0;
   std::vector<char> input_, output_, expected_, scratch_;
   std::vector<std::unique_ptr<Reporter>> reporters_;
 };

@@ -2,6 +2,7 @@
 
 #include <cmath>
 
+#include "algorithms/registry.h"
 #include "harness/collective.h"
 #include "harness/cli.h"
 #include "harness/errors.h"
@@ -43,6 +44,9 @@ BenchOptions parse_bench_options(int argc, char** argv) {
   app.add_option("-a,--algorithms", algos, "comma list of algorithms: " + all_algorithm_names())->capture_default_str();
   app.add_option("-t,--transport", o.transport, "transport: " + transport_names())->capture_default_str();
   app.add_option("--chunk", chunk, "pipeline chunk size in bytes (0: one chunk per block)")->capture_default_str();
+  app.add_option("--ranks-per-node", o.ranks_per_node, "hier / auto: ranks per node (default: from the launcher)");
+  app.add_option("--inter", o.inter, "hier: algorithm between nodes")->capture_default_str();
+  app.add_option("--intra", o.intra, "hier: reduce-scatter / all-gather inside a node")->capture_default_str();
   app.add_option("--csv", o.csv_path, "write results as CSV to this file");
   app.add_option("--json", o.json_path, "write results and run metadata as JSON to this file");
   app.add_option("--tuning", o.tuning_path, "alpha/beta/gamma file for auto (default results/tuning/<host>.json)");
@@ -63,6 +67,10 @@ BenchOptions parse_bench_options(int argc, char** argv) {
     throw UsageError("-f: the step factor must be a positive number (got " + std::to_string(o.factor) + ")");
   if (o.iterations < 1) throw UsageError("-n: at least 1 iteration (got " + std::to_string(o.iterations) + ")");
   if (o.warmup < 0) throw UsageError("-w: warm-up iterations cannot be negative (got " + std::to_string(o.warmup) + ")");
+  if (o.ranks_per_node < 0) throw UsageError("--ranks-per-node: must be positive (got " + std::to_string(o.ranks_per_node) + ")");
+  if (!find_algorithm(o.inter) || o.inter == "hier")
+    throw UsageError("--inter: unknown algorithm '" + o.inter + "' (accepted: " + algorithm_names() + ", except hier)");
+  if (o.intra != "direct") throw UsageError("--intra: unknown intra-node algorithm '" + o.intra + "' (accepted: direct)");
   if (check != 0 && check != 1) throw UsageError("-c: 0 or 1 (got " + std::to_string(check) + ")");
   o.check = check;
   const DataTypeInfo* t = find_datatype(type);

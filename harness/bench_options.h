@@ -24,6 +24,8 @@ struct BenchOptions {
   std::vector<std::string> algorithms{"ring", "mpi"};
   std::string transport = "mpi";
   uint64_t chunk_bytes = 0;
+  int ranks_per_node = 0;  // 0: from the launcher
+  std::string inter = "ring", intra = "direct";
   std::string csv_path, json_path;
   std::string tuning_path;  // empty: results/tuning/<host>.json
   bool inject_corruption = false;

@@ -20,6 +20,8 @@ class ScheduledAllreduce final : public Collective {
     p.element_size = info(spec.type).size;
     p.chunk_bytes = spec.chunk_bytes;
     p.ranks_per_node = spec.ranks_per_node;
+    p.inter = spec.inter;
+    p.intra = spec.intra;
     schedule_ = algorithm.generate(p);
     executor_ = std::make_unique<Executor>(schedule_, p.element_size);
     scratch_.resize(schedule_.scratch_count * p.element_size);
@@ -70,9 +72,12 @@ class NativeAllreduce final : public Collective {
 class AutoAllreduce final : public Collective {
  public:
   AutoAllreduce(AllreduceSpec spec, Transport& transport) {
-    spec.algorithm = choose_algorithm(transport.size(), static_cast<double>(spec.count * info(spec.type).size), spec.machine);
-    chosen_ = spec.algorithm;
-    inner_ = std::make_unique<ScheduledAllreduce>(spec, *find_algorithm(chosen_), transport);
+    const AutoChoice choice = choose_algorithm(transport.size(), static_cast<double>(spec.count * info(spec.type).size),
+                                               spec.ranks_per_node, spec.machine);
+    spec.algorithm = choice.algorithm;
+    spec.inter = choice.inter;
+    chosen_ = choice.algorithm == "hier" ? "hier/" + choice.inter : choice.algorithm;
+    inner_ = std::make_unique<ScheduledAllreduce>(spec, *find_algorithm(spec.algorithm), transport);
   }
   void run(const void* input, void* output) override { inner_->run(input, output); }
   std::string chosen() const override { return chosen_; }
@@ -84,12 +89,21 @@ class AutoAllreduce final : public Collective {
 
 }  // namespace
 
-std::string choose_algorithm(int nranks, double bytes, const MachineParams& m) {
-  std::string best;
+AutoChoice choose_algorithm(int nranks, double bytes, int ranks_per_node, const MachineParams& m) {
+  AutoChoice best;
   double best_time = 0;
+  const auto consider = [&](const AlgorithmInfo& a, const std::string& inter) {
+    const double t = model_time(a.closed_form({nranks, bytes, ranks_per_node, inter}), m.alpha, m.beta, m.gamma);
+    if (best.algorithm.empty() || t < best_time) best = {std::string(a.name), inter}, best_time = t;
+  };
+  const bool several_nodes = ranks_per_node > 0 && ranks_per_node < nranks && nranks % ranks_per_node == 0;
   for (const auto& a : algorithms()) {
-    const double t = model_time(a.closed_form(nranks, bytes), m.alpha, m.beta, m.gamma);
-    if (best.empty() || t < best_time) best = std::string(a.name), best_time = t;
+    if (a.name != "hier") {
+      consider(a, "ring");
+    } else if (several_nodes) {
+      for (const auto& between : algorithms())
+        if (between.name != "hier") consider(a, std::string(between.name));
+    }
   }
   return best;
 }

@@ -23,6 +23,7 @@ struct AllreduceSpec {
   uint64_t count = 0;
   uint64_t chunk_bytes = 0;
   int ranks_per_node = 0;
+  std::string inter = "ring", intra = "direct";  // hier's phases
   MachineParams machine;  // what `auto` chooses with
 };
 
@@ -50,7 +51,12 @@ const std::vector<BaselineInfo>& baselines();
 bool is_known_algorithm(std::string_view name);  // a generator, a baseline or auto
 
 // The scheduled algorithm with the lowest modelled time for n bytes on N ranks.
-std::string choose_algorithm(int nranks, double bytes, const MachineParams& machine);
+// With several nodes (0 < ranks_per_node < N) hier competes too, with each flat algorithm
+// between nodes. Returns the algorithm and, for hier, its inter-node algorithm.
+struct AutoChoice {
+  std::string algorithm, inter;
+};
+AutoChoice choose_algorithm(int nranks, double bytes, int ranks_per_node, const MachineParams& machine);
 std::string all_algorithm_names();
 
 }  // namespace arlab

@@ -17,9 +17,10 @@ namespace arlab {
 namespace {
 
 // The closed form next to the counts read off the schedules (maxima over ranks).
-void print_cost(const AlgorithmInfo& a, const std::vector<RankSchedule>& world, int nranks, uint64_t bytes,
+void print_cost(const AlgorithmInfo& a, const std::vector<RankSchedule>& world, const CostQuery& query,
                 uint32_t element_size) {
-  const CostCounts closed = a.closed_form(nranks, static_cast<double>(bytes));
+  const uint64_t bytes = static_cast<uint64_t>(query.bytes);
+  const CostCounts closed = a.closed_form(query);
   const CostCounts measured = measured_cost(world, element_size);
   std::printf("\n# cost: T = %s\n", std::string(a.formula).c_str());
   std::printf("#   (n = %lu bytes per rank; closed forms assume no pipelining and n divisible by N)\n",
@@ -49,6 +50,11 @@ int run_explain(int argc, char** argv) {
   app.add_option("--chunk", chunk, "pipeline chunk in bytes (0: none)")->capture_default_str();
   app.add_option("-d,--datatype", type, "datatype (sets the element size)")->capture_default_str();
   app.add_option("--rank", only_rank, "print only this rank");
+  int ranks_per_node = 0;
+  std::string inter = "ring", intra = "direct";
+  app.add_option("--ranks-per-node", ranks_per_node, "hier: ranks per node (0: all on one node)");
+  app.add_option("--inter", inter, "hier: the algorithm between nodes")->capture_default_str();
+  app.add_option("--intra", intra, "hier: the reduce-scatter / all-gather inside a node")->capture_default_str();
   app.add_flag("--cost", cost, "print the closed-form alpha / beta / gamma counts next to the schedule's own");
   parse_flags(app, argc, argv);
   const AlgorithmInfo* a = find_algorithm(algorithm);
@@ -63,6 +69,10 @@ int run_explain(int argc, char** argv) {
   p.count = count;
   p.element_size = t->size;
   p.chunk_bytes = parse_size("--chunk", chunk);
+  if (ranks_per_node < 0) throw UsageError("--ranks-per-node: must be positive (got " + std::to_string(ranks_per_node) + ")");
+  p.ranks_per_node = ranks_per_node;
+  p.inter = inter;
+  p.intra = intra;
   std::printf("# %s all-reduce (%s): N = %d, count = %lu %s elements (%lu bytes) per rank, chunk %s\n",
               std::string(a->name).c_str(), std::string(a->summary).c_str(), nranks, static_cast<unsigned long>(count),
               std::string(t->name).c_str(), static_cast<unsigned long>(count * t->size),
@@ -86,7 +96,7 @@ int run_explain(int argc, char** argv) {
   const CheckStats stats = check_schedules(world);
   std::printf("\n# checked: every rank's output holds all %d contributions exactly once; %lu messages matched, no races\n",
               nranks, static_cast<unsigned long>(stats.messages));
-  if (cost) print_cost(*a, world, nranks, count * t->size, t->size);
+  if (cost) print_cost(*a, world, {nranks, static_cast<double>(count * t->size), p.ranks_per_node, p.inter}, t->size);
   return 0;
 }
 

@@ -3,6 +3,8 @@
 // library's own MPI_Allreduce on the same random data. Integers must match bit for bit;
 // floating point within N * N * eps of the inputs' magnitude (summation order differs).
 // Every rank must also end with bit-identical results, whatever the order of summation.
+// Options: --algorithms a,b (default: all), --ranks-per-node K (for hier, which then runs
+// with every flat algorithm between the nodes).
 // Prints "N passed, M failed" on rank 0 and exits non-zero on any failure.
 #include <algorithm>
 #include <cmath>
@@ -84,6 +86,29 @@ int main(int argc, char** argv) {
   auto boot = make_mpi_bootstrap(&argc, &argv);
   auto transport = make_transport("mpi");
   const int n = boot->size(), rank = boot->rank();
+  std::vector<std::string> chosen;
+  int ranks_per_node = 0;
+  for (int i = 1; i + 1 < argc; i += 2) {
+    const std::string flag = argv[i], value = argv[i + 1];
+    if (flag == "--ranks-per-node") ranks_per_node = std::stoi(value);
+    if (flag == "--algorithms")
+      for (size_t start = 0; start <= value.size();) {
+        const size_t comma = std::min(value.find(',', start), value.size());
+        chosen.push_back(value.substr(start, comma - start));
+        start = comma + 1;
+      }
+  }
+  // (algorithm, inter) pairs to run: hier once per flat algorithm between nodes.
+  std::vector<std::pair<std::string, std::string>> variants;
+  for (const auto& a : algorithms()) {
+    if (!chosen.empty() && std::find(chosen.begin(), chosen.end(), a.name) == chosen.end()) continue;
+    if (a.name != "hier") {
+      variants.push_back({std::string(a.name), "ring"});
+      continue;
+    }
+    for (const auto& between : algorithms())
+      if (between.name != "hier") variants.push_back({"hier", std::string(between.name)});
+  }
   const TransportLookup lookup = [&](std::string_view) -> Transport& { return *transport; };
   std::vector<uint64_t> counts = {0, 1, 7, 1000003};
   int passed = 0, failed = 0;
@@ -95,11 +120,12 @@ int main(int argc, char** argv) {
         const size_t bytes = count * type.size;
         std::vector<char> input(bytes + 1), output(bytes + 1), reference(bytes + 1);
         fill_random(type.type, op.op, input.data(), count, rank);
-        AllreduceSpec spec{"mpi", type.type, op.op, count, 0, 0};
+        AllreduceSpec spec{"mpi", type.type, op.op, count, 0, ranks_per_node};
         make_collective(spec, *transport, lookup)->run(input.data(), reference.data());
-        for (const auto& algorithm : algorithms())
+        for (const auto& [algorithm, inter] : variants)
           for (bool in_place : {false, true}) {
-            spec.algorithm = std::string(algorithm.name);
+            spec.algorithm = algorithm;
+            spec.inter = inter;
             auto ours = make_collective(spec, *transport, lookup);
             if (in_place) {
               output = input;
@@ -115,14 +141,16 @@ int main(int argc, char** argv) {
             } else {
               ++failed;
               if (rank == 0)
-                std::printf("FAIL: %s %s %s count %lu %s: %lu elements differ from MPI_Allreduce%s\n",
-                            std::string(algorithm.name).c_str(), std::string(type.name).c_str(),
+                std::printf("FAIL: %s%s %s %s count %lu %s: %lu elements differ from MPI_Allreduce%s\n",
+                            algorithm.c_str(), algorithm == "hier" ? ("/" + inter).c_str() : "", std::string(type.name).c_str(),
                             std::string(op.name).c_str(), static_cast<unsigned long>(count),
                             in_place ? "in-place" : "out-of-place", static_cast<unsigned long>(bad),
                             ranks_agree ? "" : "; ranks' results are not bit-identical");
             }
           }
       }
-  if (rank == 0) std::printf("allreduce vs MPI_Allreduce at N = %d: %d passed, %d failed\n", n, passed, failed);
+  if (rank == 0)
+    std::printf("allreduce vs MPI_Allreduce at N = %d%s: %d passed, %d failed\n", n,
+                ranks_per_node ? (", " + std::to_string(ranks_per_node) + " ranks per node").c_str() : "", passed, failed);
   return failed ? 1 : 0;
 }

@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include "algorithms/checker.h"
+#include "algorithms/errors.h"
 #include "algorithms/registry.h"
 
 namespace arlab {
@@ -51,6 +52,43 @@ std::vector<Case> cases() {
 
 INSTANTIATE_TEST_SUITE_P(Registry, AlgorithmSchedules, ::testing::ValuesIn(cases()),
                          [](const auto& info) { return info.param.algorithm + "_N" + std::to_string(info.param.nranks); });
+
+}  // namespace
+}  // namespace arlab
+
+namespace arlab {
+namespace {
+
+// hier over nodes of K ranks (the last node smaller when K does not divide N), with every
+// flat algorithm between the nodes.
+TEST(HierarchicalSchedules, EveryNodeSizeAndInterAlgorithm) {
+  const AlgorithmInfo& hier = *find_algorithm("hier");
+  for (const auto& inter : algorithms()) {
+    if (inter.name == "hier") continue;
+    for (int n = 1; n <= 24; ++n)
+      for (int k : {1, 2, 3, 5, 8})
+        for (uint64_t count : {uint64_t{0}, uint64_t{1}, static_cast<uint64_t>(n + 1), uint64_t{1003}})
+          for (bool in_place : {false, true}) {
+            SCOPED_TRACE(testing::Message() << "inter " << inter.name << " N " << n << " K " << k << " count " << count
+                                            << (in_place ? " in place" : ""));
+            Problem p;
+            p.nranks = n;
+            p.count = count;
+            p.element_size = 4;
+            p.ranks_per_node = k;
+            p.inter = std::string(inter.name);
+            check_algorithm(hier.generate, p, {.in_place = in_place});
+          }
+  }
+}
+
+TEST(HierarchicalSchedules, RejectsAnUnknownInterAlgorithm) {
+  Problem p;
+  p.nranks = 4;
+  p.ranks_per_node = 2;
+  p.inter = "hier";
+  EXPECT_THROW(find_algorithm("hier")->generate(p), UnsupportedProblem);
+}
 
 }  // namespace
 }  // namespace arlab

@@ -12,15 +12,15 @@ TEST(AutoChoice, FollowsTheModel) {
   m.alpha = 2e-6;
   m.beta = 1.0 / 5e9;
   m.gamma = 1.0 / 10e9;
-  EXPECT_EQ(choose_algorithm(8, 8, m), "rd");                // 3 rounds against 14
-  EXPECT_EQ(choose_algorithm(8, 256 << 20, m), "rabenseifner");  // same bytes as ring, 6 rounds not 14
-  EXPECT_EQ(choose_algorithm(6, 256 << 20, m), "ring");      // folding 6 -> 4 costs a whole extra buffer
+  EXPECT_EQ(choose_algorithm(8, 8, 0, m).algorithm, "rd");                // 3 rounds against 14
+  EXPECT_EQ(choose_algorithm(8, 256 << 20, 0, m).algorithm, "rabenseifner");  // same bytes as ring, 6 rounds not 14
+  EXPECT_EQ(choose_algorithm(6, 256 << 20, 0, m).algorithm, "ring");      // folding 6 -> 4 costs a whole extra buffer
   // With free messages every size goes to the least bytes; with free bytes, to the fewest rounds.
   m.alpha = 0;
-  EXPECT_NE(choose_algorithm(64, 1 << 20, m), "rd");
+  EXPECT_NE(choose_algorithm(64, 1 << 20, 0, m).algorithm, "rd");
   m.alpha = 1e-3;
   m.beta = m.gamma = 0;
-  EXPECT_EQ(choose_algorithm(64, 1 << 20, m), "rd");
+  EXPECT_EQ(choose_algorithm(64, 1 << 20, 0, m).algorithm, "rd");
 }
 
 TEST(AutoChoice, MissingTuningFileGivesTheDefaults) {

@@ -22,7 +22,7 @@ TEST(Cost, ClosedFormsMatchTheSchedules) {
         world.push_back(a.generate(p));
       }
       const CostCounts measured = measured_cost(world, p.element_size);
-      const CostCounts closed = a.closed_form(n, static_cast<double>(p.count * p.element_size));
+      const CostCounts closed = a.closed_form({n, static_cast<double>(p.count * p.element_size)});
       SCOPED_TRACE(std::string(a.name) + " N=" + std::to_string(n));
       EXPECT_DOUBLE_EQ(measured.rounds, closed.rounds);
       EXPECT_DOUBLE_EQ(measured.bytes_sent, closed.bytes_sent);
@@ -30,8 +30,34 @@ TEST(Cost, ClosedFormsMatchTheSchedules) {
     }
 }
 
+TEST(Cost, HierarchicalClosedFormMatchesForEqualNodes) {
+  const AlgorithmInfo& hier = *find_algorithm("hier");
+  for (const std::string inter : {"ring", "rd", "rabenseifner", "dbtree", "tree", "swing"})
+    for (int n = 1; n <= 24; ++n)
+      for (int k : {1, 2, 3, 4, 6, 8}) {
+        if (n % k) continue;
+        Problem p;
+        p.nranks = n;
+        p.count = 4096ull * n * k;
+        p.element_size = 4;
+        p.ranks_per_node = k;
+        p.inter = inter;
+        std::vector<RankSchedule> world;
+        for (int r = 0; r < n; ++r) {
+          p.rank = r;
+          world.push_back(hier.generate(p));
+        }
+        const CostCounts measured = measured_cost(world, p.element_size);
+        const CostCounts closed = hier.closed_form({n, static_cast<double>(p.count * 4), k, inter});
+        SCOPED_TRACE("hier/" + inter + " N=" + std::to_string(n) + " K=" + std::to_string(k));
+        EXPECT_DOUBLE_EQ(measured.rounds, closed.rounds);
+        EXPECT_DOUBLE_EQ(measured.bytes_sent, closed.bytes_sent);
+        EXPECT_DOUBLE_EQ(measured.bytes_reduced, closed.bytes_reduced);
+      }
+}
+
 TEST(Cost, LatencyTermGrowsLinearlyForRingAndLogarithmicallyForTheTreeFamily) {
-  const auto rounds = [](std::string_view name, int n) { return find_algorithm(name)->closed_form(n, 1e6).rounds; };
+  const auto rounds = [](std::string_view name, int n) { return find_algorithm(name)->closed_form({n, 1e6}).rounds; };
   EXPECT_EQ(rounds("ring", 64) / rounds("ring", 8), 9.0);  // 2*63 / 2*7
   EXPECT_EQ(rounds("rd", 64), 6);
   EXPECT_EQ(rounds("rabenseifner", 64), 12);
