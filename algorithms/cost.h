@@ -30,6 +30,7 @@ struct CostQuery {
   double bytes = 0;
   int ranks_per_node = 0;
   std::string inter = "ring";
+  std::string intra = "direct";
 };
 
 // Predicted time under the model.

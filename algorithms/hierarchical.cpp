@@ -5,16 +5,18 @@
 //      any algorithm of the registry on it (--inter), in place on that slice;
 //   3. intra-node all-gather: each owner hands its finished slice to the rest of its node.
 // Only 2 x slice bytes per owner cross the slow network instead of the whole buffer.
-// The intra-node phases are "direct": every rank sends each slice straight to its owner
-// (one round, K-1 messages), which also serves nodes of different sizes (the last node may
-// be smaller: local ranks >= S then own nothing and just send and receive).
+// The intra-node phases (--intra) are "direct" (every rank sends each slice straight to its
+// owner: one round, K-1 messages; serves nodes of different sizes, where local ranks >= S own
+// nothing and just send and receive) or "ring" (K-1 rounds of one message; equal nodes).
 #include "algorithms/hierarchical.h"
 
+#include <functional>
 #include <tuple>
 
 #include "algorithms/errors.h"
 #include "algorithms/partition.h"
 #include "algorithms/power_of_two_fold.h"
+#include "algorithms/named_table.h"
 #include "algorithms/registry.h"
 
 namespace arlab {
@@ -60,12 +62,14 @@ uint32_t append_remapped(RankSchedule& s, const RankSchedule& sub, const std::ve
 
 }  // namespace
 
-// Equal nodes of K ranks, M = N / K of them: one round in, the inter-node algorithm on n/K
-// bytes, one round out.
+// Equal nodes of K ranks, M = N / K of them: the intra-node reduce-scatter (one round direct,
+// K-1 as a ring), the inter-node algorithm on n/K bytes, the all-gather back. Either way each
+// rank sends (K-1)/K n inside the node each way and reduces (K-1)/K n.
 CostCounts hierarchical_cost(const CostQuery& q) {
   const int k = q.ranks_per_node > 0 ? std::min(q.ranks_per_node, q.nranks) : q.nranks, nodes = q.nranks / k;
   const double slice = q.bytes / k, intra = (k - 1) * slice;
-  CostCounts c{k > 1 ? 2.0 : 0.0, 2 * intra, intra};
+  const double intra_rounds = k == 1 ? 0.0 : q.intra == "ring" ? 2.0 * (k - 1) : 2.0;
+  CostCounts c{intra_rounds, 2 * intra, intra};
   if (nodes > 1) {
     const AlgorithmInfo* inter = find_algorithm(q.inter);
     if (!inter || q.inter == "hier") throw UnsupportedProblem("--inter: '" + q.inter + "' cannot run between nodes");
@@ -81,81 +85,170 @@ CostCounts hierarchical_cost(const CostQuery& q) {
   return c;
 }
 
-RankSchedule generate_hierarchical(const Problem& p) {
-  const AlgorithmInfo* inter = find_algorithm(p.inter);
-  if (!inter || p.inter == "hier")
-    throw UnsupportedProblem("--inter: '" + p.inter + "' is not an algorithm hier can run between nodes (accepted: " +
-                             algorithm_names() + ", except hier)");
-  if (p.intra != "direct")
-    throw UnsupportedProblem("--intra: '" + p.intra + "' is not available (accepted: direct)");
-  const int n = p.nranks, r = p.rank;
-  const int k = p.ranks_per_node > 0 ? std::min(p.ranks_per_node, n) : n;
-  const int nodes = (n + k - 1) / k, node = r / k, local = r % k, base = node * k;
-  const int last_node_size = n - (nodes - 1) * k, slices = std::min(k, last_node_size);
-  const int node_size = node == nodes - 1 ? last_node_size : k;
+namespace {
 
-  RankSchedule s;
-  s.rank = r;
-  s.nranks = n;
-  s.count = p.count;
-  const uint64_t max_slice = max_block_count(p.count, slices);
-  const auto slice = [&](int j) { return block_range(p.count, slices, j); };
-  // Scratch: one landing slot per local sender for my slice, then the inter phase's scratch.
-  const uint64_t landing = static_cast<uint64_t>(node_size) * max_slice;
-  uint32_t last = UINT32_MAX;
-  const auto chain = [&](const std::vector<Op>& ops) {
-    if (ops.empty()) return;
-    std::vector<uint32_t> deps;
-    if (last != UINT32_MAX) deps.push_back(last);
-    last = s.add_step(ops, deps);
-  };
+// Where this rank sits: nodes of k consecutive ranks, the last one possibly smaller.
+struct NodeLayout {
+  int k, nodes, node, local, base, node_size, slices;
+};
 
-  // 1. Intra-node reduce-scatter, direct: slice j goes to local rank j.
+using Chain = std::function<void(const std::vector<Op>&)>;
+
+// Intra-node reduce-scatter and all-gather, one pair per --intra name. reduce_scatter leaves
+// this rank's slice (the one it returns) reduced over its node in out[]; all_gather hands
+// every finished slice to the whole node.
+struct IntraNodePhases {
+  std::string_view name;
+  Range (*reduce_scatter)(const NodeLayout& l, uint64_t count, const Chain& chain);
+  void (*all_gather)(const NodeLayout& l, uint64_t count, Range mine, const Chain& chain);
+  uint64_t (*scratch)(const NodeLayout& l, uint64_t count);
+};
+
+Range slice_of(const NodeLayout& l, uint64_t count, int j) { return block_range(count, l.slices, j); }
+
+// direct: slice j goes straight to local rank j (one round, node_size - 1 messages); any node
+// sizes: local ranks >= slices own nothing.
+uint64_t direct_scratch(const NodeLayout& l, uint64_t count) { return l.node_size * max_block_count(count, l.slices); }
+
+Range direct_reduce_scatter(const NodeLayout& l, uint64_t count, const Chain& chain) {
+  const uint64_t slot = max_block_count(count, l.slices);
   std::vector<Op> exchange;
-  for (int j = 0; j < slices; ++j)
-    if (j != local && slice(j).count) exchange.push_back(Op::send(base + j, {BufferId::Input, slice(j).offset, slice(j).count}));
-  const Range mine = local < slices ? slice(local) : Range{};
+  for (int j = 0; j < l.slices; ++j) {
+    const Range sj = slice_of(l, count, j);
+    if (j != l.local && sj.count) exchange.push_back(Op::send(l.base + j, {BufferId::Input, sj.offset, sj.count}));
+  }
+  const Range mine = l.local < l.slices ? slice_of(l, count, l.local) : Range{};
   if (mine.count)
-    for (int l = 0; l < node_size; ++l)
-      if (l != local) exchange.push_back(Op::recv(base + l, {BufferId::Scratch, l * max_slice, mine.count}));
+    for (int o = 0; o < l.node_size; ++o)
+      if (o != l.local) exchange.push_back(Op::recv(l.base + o, {BufferId::Scratch, o * slot, mine.count}));
   chain(exchange);
   if (mine.count) {
     // My own contribution first (in place it is the output itself), then the others in rank
     // order from their landing slots.
     const Slice out{BufferId::Output, mine.offset, mine.count};
     Slice acc{BufferId::Input, mine.offset, mine.count};
-    if (node_size == 1) chain({Op::copy(out, acc)});
-    for (int l = 0; l < node_size; ++l) {
-      if (l == local) continue;
-      chain({Op::reduce(out, acc, {BufferId::Scratch, l * max_slice, mine.count})});
+    if (l.node_size == 1) chain({Op::copy(out, acc)});
+    for (int o = 0; o < l.node_size; ++o) {
+      if (o == l.local) continue;
+      chain({Op::reduce(out, acc, {BufferId::Scratch, o * slot, mine.count})});
       acc = out;
     }
   }
+  return mine;
+}
+
+void direct_all_gather(const NodeLayout& l, uint64_t count, Range mine, const Chain& chain) {
+  std::vector<Op> share;
+  if (mine.count)
+    for (int o = 0; o < l.node_size; ++o)
+      if (o != l.local) share.push_back(Op::send(l.base + o, {BufferId::Output, mine.offset, mine.count}));
+  for (int j = 0; j < l.slices; ++j) {
+    const Range sj = slice_of(l, count, j);
+    if (j != l.local && sj.count) share.push_back(Op::recv(l.base + j, {BufferId::Output, sj.offset, sj.count}));
+  }
+  chain(share);
+}
+
+// ring: the ring's two halves inside the node (node_size - 1 rounds each, one message per
+// round); member i ends owning slice i + 1. Needs nodes of equal size.
+uint64_t ring_scratch(const NodeLayout& l, uint64_t count) { return max_block_count(count, l.slices); }
+
+Range ring_reduce_scatter(const NodeLayout& l, uint64_t count, const Chain& chain) {
+  const int k = l.node_size, right = l.base + mod(l.local + 1, k), left = l.base + mod(l.local - 1, k);
+  if (k == 1) {
+    chain({Op::copy({BufferId::Output, 0, count}, {BufferId::Input, 0, count})});
+    return {0, count};
+  }
+  // Step s: send slice (i - s), receive slice (i - s - 1) and add it to my own.
+  for (int step = 0; step < k - 1; ++step) {
+    const Range give = slice_of(l, count, mod(l.local - step, k)), take = slice_of(l, count, mod(l.local - step - 1, k));
+    const BufferId from = step == 0 ? BufferId::Input : BufferId::Output;
+    chain({Op::send(right, {from, give.offset, give.count}), Op::recv(left, {BufferId::Scratch, 0, take.count})});
+    chain({Op::reduce({BufferId::Output, take.offset, take.count}, {BufferId::Input, take.offset, take.count},
+                      {BufferId::Scratch, 0, take.count})});
+  }
+  return slice_of(l, count, mod(l.local + 1, k));
+}
+
+void ring_all_gather(const NodeLayout& l, uint64_t count, Range, const Chain& chain) {
+  const int k = l.node_size, right = l.base + mod(l.local + 1, k), left = l.base + mod(l.local - 1, k);
+  for (int step = 0; step < k - 1; ++step) {
+    const Range give = slice_of(l, count, mod(l.local + 1 - step, k)), take = slice_of(l, count, mod(l.local - step, k));
+    chain({Op::send(right, {BufferId::Output, give.offset, give.count}),
+           Op::recv(left, {BufferId::Output, take.offset, take.count})});
+  }
+}
+
+const std::vector<IntraNodePhases>& intra_node_phases() {
+  static const std::vector<IntraNodePhases> table = {
+      {"direct", direct_reduce_scatter, direct_all_gather, direct_scratch},
+      {"ring", ring_reduce_scatter, ring_all_gather, ring_scratch},
+  };
+  return table;
+}
+
+}  // namespace
+
+std::string intra_node_names() { return join_names(intra_node_phases()); }
+bool is_intra_node_phase(std::string_view name) { return find_named(intra_node_phases(), name) != nullptr; }
+
+RankSchedule generate_hierarchical(const Problem& p) {
+  const AlgorithmInfo* inter = find_algorithm(p.inter);
+  if (!inter || p.inter == "hier")
+    throw UnsupportedProblem("--inter: '" + p.inter + "' is not an algorithm hier can run between nodes (accepted: " +
+                             algorithm_names() + ", except hier)");
+  const IntraNodePhases* intra = find_named(intra_node_phases(), p.intra);
+  if (!intra) throw UnsupportedProblem("--intra: unknown '" + p.intra + "' (accepted: " + intra_node_names() + ")");
+  NodeLayout l;
+  l.k = p.ranks_per_node > 0 ? std::min(p.ranks_per_node, p.nranks) : p.nranks;
+  l.nodes = (p.nranks + l.k - 1) / l.k;
+  l.node = p.rank / l.k;
+  l.local = p.rank % l.k;
+  l.base = l.node * l.k;
+  const int last_node_size = p.nranks - (l.nodes - 1) * l.k;
+  l.slices = std::min(l.k, last_node_size);
+  l.node_size = l.node == l.nodes - 1 ? last_node_size : l.k;
+  if (p.intra == "ring" && last_node_size != l.k)
+    throw UnsupportedProblem("--intra ring needs nodes of equal size (" + std::to_string(p.nranks) + " ranks, " +
+                             std::to_string(l.k) + " per node); use --intra direct");
+
+  RankSchedule s;
+  s.rank = p.rank;
+  s.nranks = p.nranks;
+  s.count = p.count;
+  const uint64_t intra_scratch = intra->scratch(l, p.count);
+  uint32_t last = UINT32_MAX;
+  const Chain chain = [&](const std::vector<Op>& ops) {
+    std::vector<Op> kept;
+    for (const Op& op : ops)
+      if (op.count) kept.push_back(op);
+    if (kept.empty()) return;
+    std::vector<uint32_t> deps;
+    if (last != UINT32_MAX) deps.push_back(last);
+    last = s.add_step(kept, deps);
+  };
+
+  // 1. Intra-node reduce-scatter.
+  const Range mine = intra->reduce_scatter(l, p.count, chain);
 
   // 2. Inter-node all-reduce of my slice among the owners of the same slice on every node.
   uint64_t inter_scratch = 0;
-  if (local < slices && nodes > 1) {
+  if (l.local < l.slices && l.nodes > 1) {
     Problem sub = p;
-    sub.rank = node;
-    sub.nranks = nodes;
+    sub.rank = l.node;
+    sub.nranks = l.nodes;
     sub.count = mine.count;
     sub.ranks_per_node = 0;
     const RankSchedule inner = inter->generate(sub);
     inter_scratch = inner.scratch_count;
-    std::vector<int> peers(nodes);
-    for (int m = 0; m < nodes; ++m) peers[m] = m * k + local;
-    last = append_remapped(s, inner, peers, mine, landing, last);
+    std::vector<int> peers(l.nodes);
+    for (int m = 0; m < l.nodes; ++m) peers[m] = m * l.k + l.local;
+    last = append_remapped(s, inner, peers, mine, intra_scratch, last);
   }
 
-  // 3. Intra-node all-gather, direct: each owner hands its finished slice to its node.
-  std::vector<Op> share;
-  if (mine.count)
-    for (int l = 0; l < node_size; ++l)
-      if (l != local) share.push_back(Op::send(base + l, {BufferId::Output, mine.offset, mine.count}));
-  for (int j = 0; j < slices; ++j)
-    if (j != local && slice(j).count) share.push_back(Op::recv(base + j, {BufferId::Output, slice(j).offset, slice(j).count}));
-  chain(share);
-  s.scratch_count = landing + inter_scratch;
+  // 3. Intra-node all-gather.
+  intra->all_gather(l, p.count, mine, chain);
+  s.scratch_count = intra_scratch + inter_scratch;
   return s;
 }
 

@@ -1,5 +1,8 @@
 #pragma once
 
+#include <string>
+#include <string_view>
+
 #include "algorithms/cost.h"
 #include "algorithms/schedule.h"
 
@@ -10,5 +13,7 @@ namespace arlab {
 // ranks; the last node may be smaller.
 RankSchedule generate_hierarchical(const Problem& p);
 CostCounts hierarchical_cost(const CostQuery& q);
+std::string intra_node_names();  // the --intra choices
+bool is_intra_node_phase(std::string_view name);
 
 }  // namespace arlab

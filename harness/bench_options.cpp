@@ -2,6 +2,7 @@
 
 #include <cmath>
 
+#include "algorithms/hierarchical.h"
 #include "algorithms/registry.h"
 #include "harness/collective.h"
 #include "harness/cli.h"
@@ -70,7 +71,8 @@ BenchOptions parse_bench_options(int argc, char** argv) {
   if (o.ranks_per_node < 0) throw UsageError("--ranks-per-node: must be positive (got " + std::to_string(o.ranks_per_node) + ")");
   if (!find_algorithm(o.inter) || o.inter == "hier")
     throw UsageError("--inter: unknown algorithm '" + o.inter + "' (accepted: " + algorithm_names() + ", except hier)");
-  if (o.intra != "direct") throw UsageError("--intra: unknown intra-node algorithm '" + o.intra + "' (accepted: direct)");
+  if (!is_intra_node_phase(o.intra))
+    throw UsageError("--intra: unknown intra-node algorithm '" + o.intra + "' (accepted: " + intra_node_names() + ")");
   if (check != 0 && check != 1) throw UsageError("-c: 0 or 1 (got " + std::to_string(check) + ")");
   o.check = check;
   const DataTypeInfo* t = find_datatype(type);

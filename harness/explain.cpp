@@ -96,7 +96,7 @@ int run_explain(int argc, char** argv) {
   const CheckStats stats = check_schedules(world);
   std::printf("\n# checked: every rank's output holds all %d contributions exactly once; %lu messages matched, no races\n",
               nranks, static_cast<unsigned long>(stats.messages));
-  if (cost) print_cost(*a, world, {nranks, static_cast<double>(count * t->size), p.ranks_per_node, p.inter}, t->size);
+  if (cost) print_cost(*a, world, {nranks, static_cast<double>(count * t->size), p.ranks_per_node, p.inter, p.intra}, t->size);
   return 0;
 }
 

@@ -3,8 +3,8 @@
 // library's own MPI_Allreduce on the same random data. Integers must match bit for bit;
 // floating point within N * N * eps of the inputs' magnitude (summation order differs).
 // Every rank must also end with bit-identical results, whatever the order of summation.
-// Options: --algorithms a,b (default: all), --ranks-per-node K (for hier, which then runs
-// with every flat algorithm between the nodes).
+// Options: --algorithms a,b (default: all), --ranks-per-node K and --intra direct|ring (for
+// hier, which then runs with every flat algorithm between the nodes).
 // Prints "N passed, M failed" on rank 0 and exits non-zero on any failure.
 #include <algorithm>
 #include <cmath>
@@ -88,9 +88,11 @@ int main(int argc, char** argv) {
   const int n = boot->size(), rank = boot->rank();
   std::vector<std::string> chosen;
   int ranks_per_node = 0;
+  std::string intra = "direct";
   for (int i = 1; i + 1 < argc; i += 2) {
     const std::string flag = argv[i], value = argv[i + 1];
     if (flag == "--ranks-per-node") ranks_per_node = std::stoi(value);
+    if (flag == "--intra") intra = value;
     if (flag == "--algorithms")
       for (size_t start = 0; start <= value.size();) {
         const size_t comma = std::min(value.find(',', start), value.size());
@@ -120,7 +122,7 @@ int main(int argc, char** argv) {
         const size_t bytes = count * type.size;
         std::vector<char> input(bytes + 1), output(bytes + 1), reference(bytes + 1);
         fill_random(type.type, op.op, input.data(), count, rank);
-        AllreduceSpec spec{"mpi", type.type, op.op, count, 0, ranks_per_node};
+        AllreduceSpec spec{"mpi", type.type, op.op, count, 0, ranks_per_node, "ring", intra};
         make_collective(spec, *transport, lookup)->run(input.data(), reference.data());
         for (const auto& [algorithm, inter] : variants)
           for (bool in_place : {false, true}) {

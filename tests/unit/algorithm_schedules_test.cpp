@@ -60,26 +60,38 @@ namespace arlab {
 namespace {
 
 // hier over nodes of K ranks (the last node smaller when K does not divide N), with every
-// flat algorithm between the nodes.
+// flat algorithm between the nodes, and both intra-node phases (ring only for equal nodes).
 TEST(HierarchicalSchedules, EveryNodeSizeAndInterAlgorithm) {
   const AlgorithmInfo& hier = *find_algorithm("hier");
+  for (const std::string intra : {"direct", "ring"})
   for (const auto& inter : algorithms()) {
     if (inter.name == "hier") continue;
     for (int n = 1; n <= 24; ++n)
-      for (int k : {1, 2, 3, 5, 8})
+      for (int k : {1, 2, 3, 5, 8}) {
+        if (intra == "ring" && n % std::min(n, k)) continue;
         for (uint64_t count : {uint64_t{0}, uint64_t{1}, static_cast<uint64_t>(n + 1), uint64_t{1003}})
           for (bool in_place : {false, true}) {
-            SCOPED_TRACE(testing::Message() << "inter " << inter.name << " N " << n << " K " << k << " count " << count
-                                            << (in_place ? " in place" : ""));
+            SCOPED_TRACE(testing::Message() << "intra " << intra << " inter " << inter.name << " N " << n << " K " << k
+                                            << " count " << count << (in_place ? " in place" : ""));
             Problem p;
             p.nranks = n;
             p.count = count;
             p.element_size = 4;
             p.ranks_per_node = k;
             p.inter = std::string(inter.name);
+            p.intra = intra;
             check_algorithm(hier.generate, p, {.in_place = in_place});
           }
+      }
   }
+}
+
+TEST(HierarchicalSchedules, RingInsideNodesNeedsEqualNodes) {
+  Problem p;
+  p.nranks = 7;
+  p.ranks_per_node = 3;
+  p.intra = "ring";
+  EXPECT_THROW(find_algorithm("hier")->generate(p), UnsupportedProblem);
 }
 
 TEST(HierarchicalSchedules, RejectsAnUnknownInterAlgorithm) {

@@ -32,6 +32,7 @@ TEST(Cost, ClosedFormsMatchTheSchedules) {
 
 TEST(Cost, HierarchicalClosedFormMatchesForEqualNodes) {
   const AlgorithmInfo& hier = *find_algorithm("hier");
+  for (const std::string intra : {"direct", "ring"})
   for (const std::string inter : {"ring", "rd", "rabenseifner", "dbtree", "tree", "swing"})
     for (int n = 1; n <= 24; ++n)
       for (int k : {1, 2, 3, 4, 6, 8}) {
@@ -42,14 +43,15 @@ TEST(Cost, HierarchicalClosedFormMatchesForEqualNodes) {
         p.element_size = 4;
         p.ranks_per_node = k;
         p.inter = inter;
+        p.intra = intra;
         std::vector<RankSchedule> world;
         for (int r = 0; r < n; ++r) {
           p.rank = r;
           world.push_back(hier.generate(p));
         }
         const CostCounts measured = measured_cost(world, p.element_size);
-        const CostCounts closed = hier.closed_form({n, static_cast<double>(p.count * 4), k, inter});
-        SCOPED_TRACE("hier/" + inter + " N=" + std::to_string(n) + " K=" + std::to_string(k));
+        const CostCounts closed = hier.closed_form({n, static_cast<double>(p.count * 4), k, inter, intra});
+        SCOPED_TRACE("hier/" + inter + " intra " + intra + " N=" + std::to_string(n) + " K=" + std::to_string(k));
         EXPECT_DOUBLE_EQ(measured.rounds, closed.rounds);
         EXPECT_DOUBLE_EQ(measured.bytes_sent, closed.bytes_sent);
         EXPECT_DOUBLE_EQ(measured.bytes_reduced, closed.bytes_reduced);
