@@ -121,15 +121,22 @@ class WorldChecker {
   }
 
   // The slices an op touches on its own rank (a Write's dst is on the peer).
-  static SmallVector2<Slice> op_slices(const Op& op) {
-    SmallVector2<Slice> out;
+  struct OpSlices {
+    Slice slice[3];
+    int n = 0;
+    const Slice* begin() const { return slice; }
+    const Slice* end() const { return slice + n; }
+  };
+  static OpSlices op_slices(const Op& op) {
     switch (op.kind) {
-      case OpKind::Send: case OpKind::Write: out.push_back(op.a()); break;
-      case OpKind::Recv: case OpKind::WaitSignal: out.push_back(op.dst()); break;
-      case OpKind::Copy: out.push_back(op.dst()); out.push_back(op.a()); break;
-      case OpKind::Reduce: out.push_back(op.dst()); out.push_back(op.a()); out.push_back(op.b()); break;
+      case OpKind::Send:
+      case OpKind::Write: return {{op.a()}, 1};
+      case OpKind::Recv:
+      case OpKind::WaitSignal: return {{op.dst()}, 1};
+      case OpKind::Copy: return {{op.dst(), op.a()}, 2};
+      case OpKind::Reduce: return {{op.dst(), op.a(), op.b()}, 3};
     }
-    return out;
+    return {};
   }
 
   uint64_t key(size_t from, size_t to, uint32_t seq) const { return ((from * n_ + to) << 32) | seq; }
