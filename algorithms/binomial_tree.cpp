@@ -9,7 +9,7 @@
 #include "algorithms/binomial_tree.h"
 
 #include "algorithms/partition.h"
-#include "algorithms/power_of_two_fold.h"
+#include "algorithms/schedule_builder.h"
 
 namespace arlab {
 
@@ -31,25 +31,20 @@ RankSchedule generate_binomial_tree(const Problem& p) {
     const Range part = chunk_range(whole, chunk, c);
     const Slice in{BufferId::Input, part.offset, part.count}, out{BufferId::Output, part.offset, part.count};
     const Slice tmp{BufferId::Scratch, part.offset, part.count};
-    uint32_t last = UINT32_MAX;
-    auto add = [&](std::initializer_list<Op> ops) {
-      std::vector<uint32_t> deps;
-      if (last != UINT32_MAX) deps.push_back(last);
-      last = s.add_step(std::span<const Op>(ops.begin(), ops.size()), deps);
-    };
+    ChainBuilder chain(s);
     // Reduce: my subtree's sum accumulates in out (contiguous ranks, lowest first).
     Slice acc = in;
     for (int child : children) {
-      add({Op::recv(child, tmp)});
-      add({ordered_reduce(out, acc, tmp, r, child)});
+      chain.step({Op::recv(child, tmp)});
+      chain.step({ordered_reduce(out, acc, tmp, r, child)});
       acc = out;
     }
     if (parent >= 0) {
-      add({Op::send(parent, acc)});
-      add({Op::recv(parent, out)});
+      chain.step({Op::send(parent, acc)});
+      chain.step({Op::recv(parent, out)});
     }
     // Broadcast: farthest child first, so the deepest subtree starts earliest.
-    for (auto it = children.rbegin(); it != children.rend(); ++it) add({Op::send(*it, out)});
+    for (auto it = children.rbegin(); it != children.rend(); ++it) chain.step({Op::send(*it, out)});
   }
   return s;
 }

@@ -41,7 +41,8 @@ struct RankState {
   bool in_place;
   uint64_t count;
   std::unique_ptr<HappensBefore> order;
-  std::vector<uint32_t> remaining_deps, pending, op_seq, dependents_begin, dependents;
+  std::vector<uint32_t> remaining_deps, pending, op_seq;
+  StepDependents dependents;
   std::vector<uint64_t> start, finish;  // per step, in message latencies (CheckStats::rounds)
   size_t done = 0;
 
@@ -89,31 +90,16 @@ class WorldChecker {
     st.scratch = std::make_unique<SymbolicBuffer>(s.scratch_count, RankSet{}, kNeverWritten, std::move(scratch_cuts));
     st.order = std::make_unique<HappensBefore>(s);
     const size_t steps = s.num_steps();
-    st.remaining_deps.resize(steps);
     st.pending.assign(steps, 0);
     st.start.assign(steps, 0);
     st.finish.assign(steps, 0);
-    // Dependents in CSR form, and the per-peer sequence number of every message op.
-    st.dependents_begin.assign(steps + 1, 0);
-    for (size_t x = 0; x < steps; ++x) {
-      st.remaining_deps[x] = static_cast<uint32_t>(s.deps(x).size());
-      for (uint32_t d : s.deps(x)) ++st.dependents_begin[d + 1];
-    }
-    for (size_t x = 0; x < steps; ++x) st.dependents_begin[x + 1] += st.dependents_begin[x];
-    st.dependents.resize(st.dependents_begin[steps]);
-    std::vector<uint32_t> fill(st.dependents_begin.begin(), st.dependents_begin.end() - 1);
-    for (size_t x = 0; x < steps; ++x)
-      for (uint32_t d : s.deps(x)) st.dependents[fill[d]++] = static_cast<uint32_t>(x);
-    std::unordered_map<int64_t, uint32_t> sent, received;
-    st.op_seq.resize(s.num_ops());
-    for (size_t i = 0; i < s.num_ops(); ++i) {
-      const Op& op = s.all_ops()[i];
-      if (is_outgoing(op.kind) || is_incoming(op.kind)) {
-        if (op.peer < 0 || op.peer >= static_cast<int>(n_) || op.peer == static_cast<int>(r))
-          fail(r, "op " + to_string(op) + " names an invalid peer");
-        st.op_seq[i] = (is_outgoing(op.kind) ? sent : received)[op.peer]++;
-      }
-    }
+    for (const Op& op : s.all_ops())
+      if ((is_outgoing(op.kind) || is_incoming(op.kind)) &&
+          (op.peer < 0 || op.peer >= static_cast<int>(n_) || op.peer == static_cast<int>(r)))
+        fail(r, "op " + to_string(op) + " names an invalid peer");
+    st.op_seq = message_sequence(s);
+    st.dependents = step_dependents(s);
+    st.remaining_deps = st.dependents.waits_for;
     for (size_t x = 0; x < steps; ++x)
       if (st.remaining_deps[x] == 0) ready_.push_back({r, static_cast<uint32_t>(x)});
     stats_.steps += steps;
@@ -309,8 +295,8 @@ class WorldChecker {
     RankState& st = ranks_[r];
     ++st.done;
     stats_.rounds = std::max(stats_.rounds, st.finish[step]);
-    for (uint32_t k = st.dependents_begin[step]; k < st.dependents_begin[step + 1]; ++k) {
-      const uint32_t x = st.dependents[k];
+    for (uint32_t k = st.dependents.begin[step]; k < st.dependents.begin[step + 1]; ++k) {
+      const uint32_t x = st.dependents.list[k];
       if (--st.remaining_deps[x] == 0) ready_.push_back({r, x});
     }
   }

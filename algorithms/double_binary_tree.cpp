@@ -17,7 +17,7 @@
 #include <algorithm>
 
 #include "algorithms/partition.h"
-#include "algorithms/power_of_two_fold.h"
+#include "algorithms/schedule_builder.h"
 
 namespace arlab {
 namespace {
@@ -125,35 +125,29 @@ RankSchedule generate_double_binary_tree(const Problem& p) {
     for (uint64_t c = 0; c < num_chunks(part.count, chunk); ++c) {
       const Range piece = chunk_range(part, chunk, c);
       const Slice in{BufferId::Input, piece.offset, piece.count}, out{BufferId::Output, piece.offset, piece.count};
-      uint32_t last = UINT32_MAX;
-      const auto add = [&](const std::vector<Op>& ops) {
-        if (ops.empty()) return;
-        std::vector<uint32_t> deps;
-        if (last != UINT32_MAX) deps.push_back(last);
-        last = s.add_step(ops, deps);
-      };
+      ChainBuilder chain(s);
       // Up: receive both children's sums, add them around my own contribution in rank order.
       std::vector<Op> receive;
       for (int k = 0; k < 2; ++k)
         if (node.children[k] >= 0)
           receive.push_back(Op::recv(node.children[k], {BufferId::Scratch, k * p.count + piece.offset, piece.count}));
-      add(receive);
+      chain.step(receive);
       Slice acc = in;
       for (int k = 0; k < 2; ++k) {
         if (node.children[k] < 0) continue;
         const Slice theirs{BufferId::Scratch, k * p.count + piece.offset, piece.count};
-        add({ordered_reduce(out, acc, theirs, r, node.children[k])});
+        chain.step({ordered_reduce(out, acc, theirs, r, node.children[k])});
         acc = out;
       }
       if (node.parent >= 0) {
-        add({Op::send(node.parent, acc)});
-        add({Op::recv(node.parent, out)});
+        chain.step({Op::send(node.parent, acc)});
+        chain.step({Op::recv(node.parent, out)});
       }
       // Down: pass the finished chunk to both children at once.
       std::vector<Op> forward;
       for (int k = 0; k < 2; ++k)
         if (node.children[k] >= 0) forward.push_back(Op::send(node.children[k], out));
-      add(forward);
+      chain.step(forward);
     }
   }
   return s;

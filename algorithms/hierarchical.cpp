@@ -10,14 +10,13 @@
 // nothing and just send and receive) or "ring" (K-1 rounds of one message; equal nodes).
 #include "algorithms/hierarchical.h"
 
-#include <functional>
 #include <tuple>
 
 #include "algorithms/errors.h"
-#include "algorithms/partition.h"
-#include "algorithms/power_of_two_fold.h"
 #include "algorithms/named_table.h"
+#include "algorithms/partition.h"
 #include "algorithms/registry.h"
+#include "algorithms/schedule_builder.h"
 
 namespace arlab {
 namespace {
@@ -92,15 +91,14 @@ struct NodeLayout {
   int k, nodes, node, local, base, node_size, slices;
 };
 
-using Chain = std::function<void(const std::vector<Op>&)>;
 
 // Intra-node reduce-scatter and all-gather, one pair per --intra name. reduce_scatter leaves
 // this rank's slice (the one it returns) reduced over its node in out[]; all_gather hands
 // every finished slice to the whole node.
 struct IntraNodePhases {
   std::string_view name;
-  Range (*reduce_scatter)(const NodeLayout& l, uint64_t count, const Chain& chain);
-  void (*all_gather)(const NodeLayout& l, uint64_t count, Range mine, const Chain& chain);
+  Range (*reduce_scatter)(const NodeLayout& l, uint64_t count, ChainBuilder& chain);
+  void (*all_gather)(const NodeLayout& l, uint64_t count, Range mine, ChainBuilder& chain);
   uint64_t (*scratch)(const NodeLayout& l, uint64_t count);
 };
 
@@ -110,7 +108,7 @@ Range slice_of(const NodeLayout& l, uint64_t count, int j) { return block_range(
 // sizes: local ranks >= slices own nothing.
 uint64_t direct_scratch(const NodeLayout& l, uint64_t count) { return l.node_size * max_block_count(count, l.slices); }
 
-Range direct_reduce_scatter(const NodeLayout& l, uint64_t count, const Chain& chain) {
+Range direct_reduce_scatter(const NodeLayout& l, uint64_t count, ChainBuilder& chain) {
   const uint64_t slot = max_block_count(count, l.slices);
   std::vector<Op> exchange;
   for (int j = 0; j < l.slices; ++j) {
@@ -121,23 +119,23 @@ Range direct_reduce_scatter(const NodeLayout& l, uint64_t count, const Chain& ch
   if (mine.count)
     for (int o = 0; o < l.node_size; ++o)
       if (o != l.local) exchange.push_back(Op::recv(l.base + o, {BufferId::Scratch, o * slot, mine.count}));
-  chain(exchange);
+  chain.step(exchange);
   if (mine.count) {
     // My own contribution first (in place it is the output itself), then the others in rank
     // order from their landing slots.
     const Slice out{BufferId::Output, mine.offset, mine.count};
     Slice acc{BufferId::Input, mine.offset, mine.count};
-    if (l.node_size == 1) chain({Op::copy(out, acc)});
+    if (l.node_size == 1) chain.step({Op::copy(out, acc)});
     for (int o = 0; o < l.node_size; ++o) {
       if (o == l.local) continue;
-      chain({Op::reduce(out, acc, {BufferId::Scratch, o * slot, mine.count})});
+      chain.step({Op::reduce(out, acc, {BufferId::Scratch, o * slot, mine.count})});
       acc = out;
     }
   }
   return mine;
 }
 
-void direct_all_gather(const NodeLayout& l, uint64_t count, Range mine, const Chain& chain) {
+void direct_all_gather(const NodeLayout& l, uint64_t count, Range mine, ChainBuilder& chain) {
   std::vector<Op> share;
   if (mine.count)
     for (int o = 0; o < l.node_size; ++o)
@@ -146,35 +144,35 @@ void direct_all_gather(const NodeLayout& l, uint64_t count, Range mine, const Ch
     const Range sj = slice_of(l, count, j);
     if (j != l.local && sj.count) share.push_back(Op::recv(l.base + j, {BufferId::Output, sj.offset, sj.count}));
   }
-  chain(share);
+  chain.step(share);
 }
 
 // ring: the ring's two halves inside the node (node_size - 1 rounds each, one message per
 // round); member i ends owning slice i + 1. Needs nodes of equal size.
 uint64_t ring_scratch(const NodeLayout& l, uint64_t count) { return max_block_count(count, l.slices); }
 
-Range ring_reduce_scatter(const NodeLayout& l, uint64_t count, const Chain& chain) {
+Range ring_reduce_scatter(const NodeLayout& l, uint64_t count, ChainBuilder& chain) {
   const int k = l.node_size, right = l.base + mod(l.local + 1, k), left = l.base + mod(l.local - 1, k);
   if (k == 1) {
-    chain({Op::copy({BufferId::Output, 0, count}, {BufferId::Input, 0, count})});
+    chain.step({Op::copy({BufferId::Output, 0, count}, {BufferId::Input, 0, count})});
     return {0, count};
   }
   // Step s: send slice (i - s), receive slice (i - s - 1) and add it to my own.
   for (int step = 0; step < k - 1; ++step) {
     const Range give = slice_of(l, count, mod(l.local - step, k)), take = slice_of(l, count, mod(l.local - step - 1, k));
     const BufferId from = step == 0 ? BufferId::Input : BufferId::Output;
-    chain({Op::send(right, {from, give.offset, give.count}), Op::recv(left, {BufferId::Scratch, 0, take.count})});
-    chain({Op::reduce({BufferId::Output, take.offset, take.count}, {BufferId::Input, take.offset, take.count},
+    chain.step({Op::send(right, {from, give.offset, give.count}), Op::recv(left, {BufferId::Scratch, 0, take.count})});
+    chain.step({Op::reduce({BufferId::Output, take.offset, take.count}, {BufferId::Input, take.offset, take.count},
                       {BufferId::Scratch, 0, take.count})});
   }
   return slice_of(l, count, mod(l.local + 1, k));
 }
 
-void ring_all_gather(const NodeLayout& l, uint64_t count, Range, const Chain& chain) {
+void ring_all_gather(const NodeLayout& l, uint64_t count, Range, ChainBuilder& chain) {
   const int k = l.node_size, right = l.base + mod(l.local + 1, k), left = l.base + mod(l.local - 1, k);
   for (int step = 0; step < k - 1; ++step) {
     const Range give = slice_of(l, count, mod(l.local + 1 - step, k)), take = slice_of(l, count, mod(l.local - step, k));
-    chain({Op::send(right, {BufferId::Output, give.offset, give.count}),
+    chain.step({Op::send(right, {BufferId::Output, give.offset, give.count}),
            Op::recv(left, {BufferId::Output, take.offset, take.count})});
   }
 }
@@ -217,16 +215,7 @@ RankSchedule generate_hierarchical(const Problem& p) {
   s.nranks = p.nranks;
   s.count = p.count;
   const uint64_t intra_scratch = intra->scratch(l, p.count);
-  uint32_t last = UINT32_MAX;
-  const Chain chain = [&](const std::vector<Op>& ops) {
-    std::vector<Op> kept;
-    for (const Op& op : ops)
-      if (op.count) kept.push_back(op);
-    if (kept.empty()) return;
-    std::vector<uint32_t> deps;
-    if (last != UINT32_MAX) deps.push_back(last);
-    last = s.add_step(kept, deps);
-  };
+  ChainBuilder chain(s);
 
   // 1. Intra-node reduce-scatter.
   const Range mine = intra->reduce_scatter(l, p.count, chain);
@@ -243,7 +232,7 @@ RankSchedule generate_hierarchical(const Problem& p) {
     inter_scratch = inner.scratch_count;
     std::vector<int> peers(l.nodes);
     for (int m = 0; m < l.nodes; ++m) peers[m] = m * l.k + l.local;
-    last = append_remapped(s, inner, peers, mine, intra_scratch, last);
+    chain.continue_after(append_remapped(s, inner, peers, mine, intra_scratch, chain.last()));
   }
 
   // 3. Intra-node all-gather.

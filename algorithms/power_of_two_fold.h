@@ -5,7 +5,7 @@
 // power-of-two algorithm under new ranks 0..p-1.
 #pragma once
 
-#include "algorithms/schedule.h"
+#include "algorithms/schedule_builder.h"
 
 namespace arlab {
 
@@ -26,51 +26,6 @@ struct PowerOfTwoFold {
   // The real rank of participant `nr`.
   int real_rank(int nr) const { return nr < extra ? nr * 2 + 1 : nr + extra; }
 };
-
-inline int ceil_log2_of_pow2(int p) {
-  int k = 0;
-  while ((1 << k) < p) ++k;
-  return k;
-}
-
-// Builds a schedule as one chain of steps, each waiting for the one before: the ordering
-// recursive doubling needs (every step uses what the previous one produced).
-class ChainBuilder {
- public:
-  explicit ChainBuilder(RankSchedule& s) : s_(s) {}
-  void step(std::initializer_list<Op> ops) { step(std::vector<Op>(ops)); }
-  void step(const std::vector<Op>& ops) {
-    std::vector<Op> kept;
-    for (const Op& op : ops)
-      if (op.count > 0) kept.push_back(op);  // both ends skip the same empty transfers
-    if (kept.empty()) return;
-    std::vector<uint32_t> deps;
-    if (last_ != UINT32_MAX) deps.push_back(last_);
-    last_ = s_.add_step(kept, deps);
-  }
-
- private:
-  RankSchedule& s_;
-  uint32_t last_ = UINT32_MAX;
-};
-
-// A schedule for p's rank with its header filled in, and the copy that is a one-rank
-// all-reduce when N = 1 (returns true then: the generator is done).
-inline bool start_schedule(RankSchedule& s, const Problem& p) {
-  s.rank = p.rank;
-  s.nranks = p.nranks;
-  s.count = p.count;
-  if (p.nranks > 1) return false;
-  if (p.count > 0) s.add_step({Op::copy({BufferId::Output, 0, p.count}, {BufferId::Input, 0, p.count})}, {});
-  return true;
-}
-
-// The reduction of two slices with the lower rank's contribution first, so every rank that
-// computes the same element computes it with the same operand order (bit-identical results
-// even where the operation is not bitwise commutative, like min of +0 and -0).
-inline Op ordered_reduce(Slice dst, Slice mine, Slice theirs, int my_rank, int their_rank) {
-  return my_rank < their_rank ? Op::reduce(dst, mine, theirs) : Op::reduce(dst, theirs, mine);
-}
 
 // Fold in: an even rank below 2 * extra hands its whole input to its odd neighbour, which adds
 // it to its own (scratch holds the n elements in between). Returns where this rank's data now
@@ -94,6 +49,22 @@ inline void fold_out(ChainBuilder& chain, const PowerOfTwoFold& fold, int rank, 
     chain.step({Op::recv(rank + 1, out)});
   else if (rank < 2 * fold.extra)
     chain.step({Op::send(rank - 1, out)});
+}
+
+// The shape recursive doubling, Rabenseifner and Swing share: fold in, run `power_of_two`
+// (chain, fold, the buffer holding this rank's data) among the p participants, fold out.
+// Scratch: n elements.
+template <class PowerOfTwoBody>
+RankSchedule generate_folded(const Problem& p, PowerOfTwoBody&& power_of_two) {
+  RankSchedule s;
+  if (start_schedule(s, p)) return s;
+  s.scratch_count = p.count;
+  ChainBuilder chain(s);
+  const PowerOfTwoFold fold(p.rank, p.nranks);
+  const BufferId current = fold_in(chain, fold, p.rank, p.count);
+  if (fold.new_rank >= 0) power_of_two(chain, fold, current);
+  fold_out(chain, fold, p.rank, p.count);
+  return s;
 }
 
 }  // namespace arlab

@@ -27,15 +27,8 @@ Slice slice(BufferId buffer, Range r) { return {buffer, r.offset, r.count}; }
 }  // namespace
 
 RankSchedule generate_rabenseifner(const Problem& p) {
-  RankSchedule s;
-  if (start_schedule(s, p)) return s;
-  const int r = p.rank;
-  const uint64_t n = p.count;
-  ChainBuilder chain(s);
-  s.scratch_count = n;
-  const PowerOfTwoFold fold(r, p.nranks);
-  BufferId current = fold_in(chain, fold, r, n);
-  if (fold.new_rank >= 0) {
+  return generate_folded(p, [&](ChainBuilder& chain, const PowerOfTwoFold& fold, BufferId current) {
+    const uint64_t n = p.count;
     const int me = fold.new_rank, np = fold.pof2;
     // Recursive halving: [lo, hi) is the range of blocks this rank still reduces.
     int lo = 0, hi = np;
@@ -44,9 +37,9 @@ RankSchedule generate_rabenseifner(const Problem& p) {
       const bool keep_low = (me & mask) == 0;
       const Range keep = keep_low ? blocks(n, np, lo, mid) : blocks(n, np, mid, hi);
       const Range give = keep_low ? blocks(n, np, mid, hi) : blocks(n, np, lo, mid);
-      chain.step({Op::send(partner, slice(current, give)), Op::recv(partner, {BufferId::Scratch, keep.offset, keep.count})});
-      chain.step({ordered_reduce(slice(BufferId::Output, keep), slice(current, keep),
-                                 {BufferId::Scratch, keep.offset, keep.count}, r, partner)});
+      chain.step({Op::send(partner, slice(current, give)), Op::recv(partner, slice(BufferId::Scratch, keep))});
+      chain.step({ordered_reduce(slice(BufferId::Output, keep), slice(current, keep), slice(BufferId::Scratch, keep),
+                                 p.rank, partner)});
       current = BufferId::Output;
       (keep_low ? hi : lo) = mid;
     }
@@ -57,9 +50,7 @@ RankSchedule generate_rabenseifner(const Problem& p) {
       chain.step({Op::send(partner, slice(BufferId::Output, blocks(n, np, mine, mine + mask))),
                   Op::recv(partner, slice(BufferId::Output, blocks(n, np, theirs, theirs + mask)))});
     }
-  }
-  fold_out(chain, fold, r, n);
-  return s;
+  });
 }
 
 }  // namespace arlab

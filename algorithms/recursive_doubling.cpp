@@ -12,26 +12,17 @@
 namespace arlab {
 
 RankSchedule generate_recursive_doubling(const Problem& p) {
-  RankSchedule s;
-  if (start_schedule(s, p)) return s;
-  const int r = p.rank;
-  const uint64_t n = p.count;
-  const Slice out{BufferId::Output, 0, n}, tmp{BufferId::Scratch, 0, n};
-  ChainBuilder chain(s);
-  s.scratch_count = n;
-  const PowerOfTwoFold fold(r, p.nranks);
-  Slice current{fold_in(chain, fold, r, n), 0, n};
-  // Exchange whole buffers with the partner at distance 1, 2, 4, ... among participants.
-  if (fold.new_rank >= 0) {
+  return generate_folded(p, [&](ChainBuilder& chain, const PowerOfTwoFold& fold, BufferId data) {
+    const Slice out{BufferId::Output, 0, p.count}, tmp{BufferId::Scratch, 0, p.count};
+    Slice current{data, 0, p.count};
+    // Exchange whole buffers with the partner at distance 1, 2, 4, ... among participants.
     for (int mask = 1; mask < fold.pof2; mask <<= 1) {
       const int partner = fold.real_rank(fold.new_rank ^ mask);
       chain.step({Op::send(partner, current), Op::recv(partner, tmp)});
-      chain.step({ordered_reduce(out, current, tmp, r, partner)});
+      chain.step({ordered_reduce(out, current, tmp, p.rank, partner)});
       current = out;
     }
-  }
-  fold_out(chain, fold, r, n);
-  return s;
+  });
 }
 
 }  // namespace arlab

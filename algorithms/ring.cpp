@@ -15,8 +15,8 @@
 // chunk c+1 travels while chunk c is being reduced. Operations on different chunk indices
 // touch disjoint elements, so the chain per chunk is all the ordering the data needs.
 #include "algorithms/partition.h"
-#include "algorithms/power_of_two_fold.h"
 #include "algorithms/ring.h"
+#include "algorithms/schedule_builder.h"
 
 namespace arlab {
 
@@ -34,15 +34,7 @@ RankSchedule generate_ring(const Problem& p) {
   // At most: per step and chunk, a transfer step (send + recv) and a reduce step.
   const size_t upper = static_cast<size_t>(2 * (n - 1) * max_chunks);
   s.reserve(upper + upper / 2, 2 * upper + upper / 2, upper + upper / 2);
-  std::vector<uint32_t> last(max_chunks, UINT32_MAX);  // last step of each chunk's chain
-  std::vector<Op> ops;
-  std::vector<uint32_t> deps;
-  auto add = [&](uint64_t c) {
-    deps.clear();
-    if (last[c] != UINT32_MAX) deps.push_back(last[c]);
-    last[c] = s.add_step(ops, deps);
-    ops.clear();
-  };
+  std::vector<ChainBuilder> chains(max_chunks, ChainBuilder(s));  // one chain per chunk index
 
   // Reduce-scatter: after step k, out[recv block] holds k + 2 ranks' contributions.
   for (int step = 0; step < n - 1; ++step) {
@@ -50,14 +42,10 @@ RankSchedule generate_ring(const Problem& p) {
     const BufferId send_from = step == 0 ? BufferId::Input : BufferId::Output;
     for (uint64_t c = 0; c < max_chunks; ++c) {
       const Range out = chunk_range(send_block, chunk, c), in = chunk_range(recv_block, chunk, c);
-      if (out.count) ops.push_back(Op::send(right, {send_from, out.offset, out.count}));
-      if (in.count) ops.push_back(Op::recv(left, {BufferId::Scratch, c * chunk, in.count}));
-      if (ops.empty()) continue;
-      add(c);
-      if (!in.count) continue;
-      ops.push_back(Op::reduce({BufferId::Output, in.offset, in.count}, {BufferId::Input, in.offset, in.count},
-                               {BufferId::Scratch, c * chunk, in.count}));
-      add(c);
+      chains[c].step({Op::send(right, {send_from, out.offset, out.count}),
+                      Op::recv(left, {BufferId::Scratch, c * chunk, in.count})});
+      chains[c].step({Op::reduce({BufferId::Output, in.offset, in.count}, {BufferId::Input, in.offset, in.count},
+                                 {BufferId::Scratch, c * chunk, in.count})});
     }
   }
   // All-gather: forward finished blocks; each arrives directly in the output.
@@ -65,9 +53,8 @@ RankSchedule generate_ring(const Problem& p) {
     const Range send_block = block(mod(r + 1 - step, n)), recv_block = block(mod(r - step, n));
     for (uint64_t c = 0; c < max_chunks; ++c) {
       const Range out = chunk_range(send_block, chunk, c), in = chunk_range(recv_block, chunk, c);
-      if (out.count) ops.push_back(Op::send(right, {BufferId::Output, out.offset, out.count}));
-      if (in.count) ops.push_back(Op::recv(left, {BufferId::Output, in.offset, in.count}));
-      if (!ops.empty()) add(c);
+      chains[c].step({Op::send(right, {BufferId::Output, out.offset, out.count}),
+                      Op::recv(left, {BufferId::Output, in.offset, in.count})});
     }
   }
   return s;

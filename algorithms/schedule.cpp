@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <sstream>
+#include <unordered_map>
 
 #include "algorithms/errors.h"
 
@@ -54,6 +55,34 @@ uint32_t RankSchedule::add_step(std::span<const Op> ops, std::span<const uint32_
   step_op_begin_.push_back(static_cast<uint32_t>(ops_.size()));
   step_dep_begin_.push_back(static_cast<uint32_t>(deps_.size()));
   return index;
+}
+
+std::vector<uint32_t> message_sequence(const RankSchedule& s) {
+  std::unordered_map<int, uint32_t> sent, received;
+  std::vector<uint32_t> seq(s.num_ops(), 0);
+  for (size_t i = 0; i < s.num_ops(); ++i) {
+    const Op& op = s.all_ops()[i];
+    if (is_outgoing(op.kind)) seq[i] = sent[op.peer]++;
+    if (is_incoming(op.kind)) seq[i] = received[op.peer]++;
+  }
+  return seq;
+}
+
+StepDependents step_dependents(const RankSchedule& s) {
+  const size_t steps = s.num_steps();
+  StepDependents d;
+  d.begin.assign(steps + 1, 0);
+  d.waits_for.resize(steps);
+  for (size_t x = 0; x < steps; ++x) {
+    d.waits_for[x] = static_cast<uint32_t>(s.deps(x).size());
+    for (uint32_t dep : s.deps(x)) ++d.begin[dep + 1];
+  }
+  for (size_t x = 0; x < steps; ++x) d.begin[x + 1] += d.begin[x];
+  d.list.resize(d.begin[steps]);
+  std::vector<uint32_t> fill(d.begin.begin(), d.begin.end() - 1);
+  for (size_t x = 0; x < steps; ++x)
+    for (uint32_t dep : s.deps(x)) d.list[fill[dep]++] = static_cast<uint32_t>(x);
+  return d;
 }
 
 std::string to_string(BufferId buffer) {

@@ -123,6 +123,17 @@ class RankSchedule {
   std::vector<uint32_t> step_dep_begin_;
 };
 
+// The k-th send to (or receive from) a peer, counted in op order, gets sequence number k: the
+// executor sends it as the message tag, the checker matches messages by it.
+std::vector<uint32_t> message_sequence(const RankSchedule& s);
+
+// Who waits for each step, in CSR form (step x releases list[begin[x] .. begin[x+1])), and how
+// many steps each one waits for: what the executor and the checker need to run a schedule.
+struct StepDependents {
+  std::vector<uint32_t> begin, list, waits_for;
+};
+StepDependents step_dependents(const RankSchedule& s);
+
 std::string to_string(BufferId buffer);
 std::string to_string(OpKind kind);
 std::string to_string(const Slice& slice);

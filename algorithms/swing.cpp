@@ -12,6 +12,7 @@
 // Non-powers of two fold the extra ranks in first and out last (power_of_two_fold.h).
 #include <algorithm>
 
+#include "algorithms/cost.h"
 #include "algorithms/partition.h"
 #include "algorithms/power_of_two_fold.h"
 #include "algorithms/swing.h"
@@ -48,16 +49,9 @@ std::vector<Range> block_slices(std::vector<int> blocks, uint64_t count, int p) 
 }  // namespace
 
 RankSchedule generate_swing(const Problem& p) {
-  RankSchedule s;
-  if (start_schedule(s, p)) return s;
-  const int r = p.rank;
-  const uint64_t n = p.count;
-  ChainBuilder chain(s);
-  s.scratch_count = n;
-  const PowerOfTwoFold fold(r, p.nranks);
-  BufferId current = fold_in(chain, fold, r, n);
-  if (fold.new_rank >= 0) {
-    const int me = fold.new_rank, np = fold.pof2, steps = ceil_log2_of_pow2(np);
+  return generate_folded(p, [&](ChainBuilder& chain, const PowerOfTwoFold& fold, BufferId current) {
+    const uint64_t n = p.count;
+    const int me = fold.new_rank, np = fold.pof2, steps = ceil_log2(np);
     std::vector<std::vector<Range>> keep(steps), give(steps);
     for (int step = 0; step < steps; ++step) {
       std::vector<int> mine, theirs;
@@ -67,16 +61,16 @@ RankSchedule generate_swing(const Problem& p) {
       give[step] = block_slices(theirs, n, np);
     }
     // Reduce-scatter: send the partner's share, receive and reduce mine.
+    std::vector<Op> transfer, reduce;
     for (int step = 0; step < steps; ++step) {
       const int partner = fold.real_rank(swing_peer(me, step, np));
-      std::vector<Op> transfer, reduce;
-      for (const Range& g : give[step])
-        if (g.count) transfer.push_back(Op::send(partner, {current, g.offset, g.count}));
+      transfer.clear();
+      reduce.clear();
+      for (const Range& g : give[step]) transfer.push_back(Op::send(partner, {current, g.offset, g.count}));
       for (const Range& k : keep[step]) {
-        if (!k.count) continue;
         transfer.push_back(Op::recv(partner, {BufferId::Scratch, k.offset, k.count}));
         reduce.push_back(ordered_reduce({BufferId::Output, k.offset, k.count}, {current, k.offset, k.count},
-                                        {BufferId::Scratch, k.offset, k.count}, r, partner));
+                                        {BufferId::Scratch, k.offset, k.count}, p.rank, partner));
       }
       chain.step(transfer);
       chain.step(reduce);
@@ -85,16 +79,12 @@ RankSchedule generate_swing(const Problem& p) {
     // All-gather: the same partners backwards; what I kept at step s I now hold finished.
     for (int step = steps - 1; step >= 0; --step) {
       const int partner = fold.real_rank(swing_peer(me, step, np));
-      std::vector<Op> transfer;
-      for (const Range& k : keep[step])
-        if (k.count) transfer.push_back(Op::send(partner, {BufferId::Output, k.offset, k.count}));
-      for (const Range& g : give[step])
-        if (g.count) transfer.push_back(Op::recv(partner, {BufferId::Output, g.offset, g.count}));
+      transfer.clear();
+      for (const Range& k : keep[step]) transfer.push_back(Op::send(partner, {BufferId::Output, k.offset, k.count}));
+      for (const Range& g : give[step]) transfer.push_back(Op::recv(partner, {BufferId::Output, g.offset, g.count}));
       chain.step(transfer);
     }
-  }
-  fold_out(chain, fold, r, n);
-  return s;
+  });
 }
 
 }  // namespace arlab

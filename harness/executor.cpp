@@ -3,7 +3,6 @@
 #include <sched.h>
 
 #include <cstring>
-#include <unordered_map>
 
 namespace arlab {
 
@@ -13,29 +12,8 @@ constexpr int kSpinsBeforeYield = 64;
 }  // namespace
 
 Executor::Executor(const RankSchedule& schedule, size_t element_size)
-    : schedule_(schedule), element_size_(element_size) {
-  const size_t steps = schedule.num_steps();
-  // Message tags: count sends and receives per peer in op order, as the checker does.
-  std::unordered_map<int, uint32_t> sent, received;
-  tags_.resize(schedule.num_ops());
-  for (size_t i = 0; i < schedule.num_ops(); ++i) {
-    const Op& op = schedule.all_ops()[i];
-    if (is_outgoing(op.kind)) tags_[i] = sent[op.peer]++;
-    if (is_incoming(op.kind)) tags_[i] = received[op.peer]++;
-  }
-  // Dependents in CSR form so completing a step releases its successors in O(successors).
-  dependents_begin_.assign(steps + 1, 0);
-  dep_count_.resize(steps);
-  for (size_t x = 0; x < steps; ++x) {
-    dep_count_[x] = static_cast<uint32_t>(schedule.deps(x).size());
-    for (uint32_t d : schedule.deps(x)) ++dependents_begin_[d + 1];
-  }
-  for (size_t x = 0; x < steps; ++x) dependents_begin_[x + 1] += dependents_begin_[x];
-  dependents_.resize(dependents_begin_[steps]);
-  std::vector<uint32_t> fill(dependents_begin_.begin(), dependents_begin_.end() - 1);
-  for (size_t x = 0; x < steps; ++x)
-    for (uint32_t d : schedule.deps(x)) dependents_[fill[d]++] = static_cast<uint32_t>(x);
-}
+    : schedule_(schedule), element_size_(element_size), tags_(message_sequence(schedule)),
+      dependents_(step_dependents(schedule)) {}
 
 char* Executor::address(const RankBuffers& b, BufferId id, uint64_t offset) const {
   char* base = id == BufferId::Input ? const_cast<char*>(static_cast<const char*>(b.input))
@@ -46,7 +24,7 @@ char* Executor::address(const RankBuffers& b, BufferId id, uint64_t offset) cons
 
 void Executor::run(Transport& transport, const RankBuffers& buffers, ReduceFn reduce) {
   const size_t steps = schedule_.num_steps();
-  remaining_ = dep_count_;
+  remaining_ = dependents_.waits_for;
   pending_.assign(steps, 0);
   ready_.clear();
   in_flight_.clear();
@@ -115,8 +93,8 @@ void Executor::start_step(Transport& transport, const RankBuffers& b, ReduceFn r
 
 void Executor::complete_step(uint32_t step) {
   ++done_;
-  for (uint32_t k = dependents_begin_[step]; k < dependents_begin_[step + 1]; ++k)
-    if (--remaining_[dependents_[k]] == 0) ready_.push_back(dependents_[k]);
+  for (uint32_t k = dependents_.begin[step]; k < dependents_.begin[step + 1]; ++k)
+    if (--remaining_[dependents_.list[k]] == 0) ready_.push_back(dependents_.list[k]);
 }
 
 }  // namespace arlab

@@ -33,7 +33,7 @@ class Executor {
   const RankSchedule& schedule_;
   size_t element_size_;
   std::vector<uint32_t> tags_;  // per op: the k-th message to / from a peer carries tag k
-  std::vector<uint32_t> dependents_begin_, dependents_, dep_count_;
+  StepDependents dependents_;
 
   // Per-run state, kept to avoid allocating on every call.
   std::vector<uint32_t> remaining_, pending_, ready_;

@@ -86,20 +86,17 @@ TEST(HierarchicalSchedules, EveryNodeSizeAndInterAlgorithm) {
   }
 }
 
-TEST(HierarchicalSchedules, RingInsideNodesNeedsEqualNodes) {
-  Problem p;
-  p.nranks = 7;
-  p.ranks_per_node = 3;
-  p.intra = "ring";
-  EXPECT_THROW(find_algorithm("hier")->generate(p), UnsupportedProblem);
-}
-
-TEST(HierarchicalSchedules, RejectsAnUnknownInterAlgorithm) {
-  Problem p;
-  p.nranks = 4;
-  p.ranks_per_node = 2;
-  p.inter = "hier";
-  EXPECT_THROW(find_algorithm("hier")->generate(p), UnsupportedProblem);
+// What hier cannot serve is refused before any schedule exists: ring inside nodes of
+// different sizes (7 ranks, 3 per node), and hier between nodes.
+TEST(HierarchicalSchedules, RefusesWhatItCannotServe) {
+  for (const auto& [intra, inter] : {std::pair{"ring", "ring"}, std::pair{"direct", "hier"}}) {
+    Problem p;
+    p.nranks = 7;
+    p.ranks_per_node = 3;
+    p.intra = intra;
+    p.inter = inter;
+    EXPECT_THROW(find_algorithm("hier")->generate(p), UnsupportedProblem) << intra << " / " << inter;
+  }
 }
 
 }  // namespace
