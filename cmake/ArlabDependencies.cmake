@@ -42,11 +42,26 @@ if(NOT ARLAB_CUDA_FOUND)
   set(ARLAB_CUDA_FOUND OFF)
 endif()
 arlab_optional_dependency(ARLAB_WITH_CUDA ARLAB_CUDA_FOUND "the CUDA toolkit" "the CUDA toolkit (CUDAToolkit_ROOT)")
+if(ARLAB_WITH_CUDA)
+  # One translation unit of kernels; Ampere (sm_80) and Hopper (sm_90) machine code plus
+  # compute_90 PTX that newer GPUs compile when they load it. Override with
+  # -DCMAKE_CUDA_ARCHITECTURES=native (the GPU of the build machine) or a list.
+  if(NOT DEFINED CMAKE_CUDA_ARCHITECTURES)
+    set(CMAKE_CUDA_ARCHITECTURES "80-real;90" CACHE STRING "CUDA architectures")
+  endif()
+  if(NOT CMAKE_CUDA_COMPILER)
+    set(CMAKE_CUDA_COMPILER ${CUDAToolkit_NVCC_EXECUTABLE})
+  endif()
+  enable_language(CUDA)
+  set(CMAKE_CUDA_STANDARD 17)  # CMake 3.25 knows no C++20 flag for nvcc; the kernels need 17
+  set(CMAKE_CUDA_STANDARD_REQUIRED ON)
+  message(STATUS "arlab: CUDA architectures ${CMAKE_CUDA_ARCHITECTURES}")
+endif()
 
 find_path(NCCL_INCLUDE_DIR nccl.h HINTS ${CUDAToolkit_INCLUDE_DIRS} /usr/local/cuda/include)
 find_library(NCCL_LIBRARY nccl HINTS ${CUDAToolkit_LIBRARY_DIR} /usr/local/cuda/lib64)
 set(ARLAB_NCCL_FOUND OFF)
-if(NCCL_INCLUDE_DIR AND NCCL_LIBRARY AND ARLAB_CUDA_FOUND)
+if(NCCL_INCLUDE_DIR AND NCCL_LIBRARY AND ARLAB_WITH_CUDA)
   set(ARLAB_NCCL_FOUND ON)
 endif()
 arlab_optional_dependency(ARLAB_WITH_NCCL ARLAB_NCCL_FOUND "NCCL" "NCCL (libnccl-dev or the CUDA toolkit's copy)")

@@ -1,9 +1,9 @@
 // `arlab bench`: for every algorithm and size, time warm-up + n iterations out of place and
 // in place (slowest rank's average), then run once more on fresh seeded data and count the
-// wrong elements on every rank. Any wrong value makes the exit status 1.
+// wrong elements on every rank. Any wrong value makes the exit status 1. Buffers live on the
+// --device (host memory, or the GPU of each rank's local rank).
 #include "harness/bench.h"
 
-#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -15,6 +15,8 @@
 #include "arlab_config.h"
 #include "harness/check_data.h"
 #include "harness/collective.h"
+#include "harness/devices.h"
+#include "harness/errors.h"
 #include "harness/reporters.h"
 #include "harness/sizes.h"
 #include "transports/bootstrap.h"
@@ -33,7 +35,13 @@ std::string now_iso8601() {
 class BenchRun {
  public:
   BenchRun(const BenchOptions& o, Bootstrap& boot) : o_(o), boot_(boot) {
+    device_ = open_device();
     transport_ = &lookup(o.transport);
+    if (device_->is_gpu() && !transport_->capabilities().gpu_memory)
+      throw UsageError("-t " + o.transport + " cannot move GPU memory (" +
+                       (o.transport == "mpi" ? "this MPI is not CUDA-aware" : "no GPU support") +
+                       "); with --device cuda use -t nccl");
+    for (const std::string& algorithm : o.algorithms) lookup(transport_of(algorithm));  // the baselines' too
     elem_ = info(o.type).size;
     // auto must choose the same on every rank: each loads its host's file, all take the maxima.
     machine_ = load_tuning(o.tuning_path.empty() ? default_tuning_path(boot.hostname()) : o.tuning_path);
@@ -44,10 +52,11 @@ class BenchRun {
     // node's size on every rank, so all agree even when the last node is smaller.
     ranks_per_node_ = o.ranks_per_node > 0 ? o.ranks_per_node : static_cast<int>(boot.max(boot.local_size()));
     const size_t bytes = std::max<uint64_t>(o.max_bytes, elem_);
-    input_.resize(bytes);
-    output_.resize(bytes);
-    expected_.resize(bytes);
-    scratch_.resize(bytes);
+    input_ = DeviceBuffer(*device_, bytes);
+    output_ = DeviceBuffer(*device_, bytes);
+    expected_ = DeviceBuffer(*device_, bytes);
+    host_.resize(bytes);
+    host_scratch_.resize(bytes);
     if (boot.rank() == 0) {
       reporters_.push_back(make_table_reporter());
       if (!o.csv_path.empty()) reporters_.push_back(make_csv_reporter(o.csv_path));
@@ -76,9 +85,26 @@ class BenchRun {
   }
 
  private:
+  // The device on every rank, or one line and exit 2 on every rank if any rank cannot have
+  // it (a rank that threw alone would leave the others waiting).
+  std::unique_ptr<Device> open_device() {
+    std::unique_ptr<Device> device;
+    std::string error;
+    try {
+      device = make_device(o_.device, {boot_.local_rank(), boot_.local_size(), o_.allow_gpu_sharing});
+    } catch (const std::exception& e) {
+      error = e.what();
+    }
+    const auto errors = boot_.gather_strings(error);
+    for (const std::string& e : errors)
+      if (!e.empty()) throw UsageError(e);
+    return device;
+  }
+
   Transport& lookup(std::string_view name) {
     auto it = transports_.find(std::string(name));
-    if (it == transports_.end()) it = transports_.emplace(std::string(name), make_transport(name)).first;
+    if (it == transports_.end())
+      it = transports_.emplace(std::string(name), make_transport(name, {&boot_, device_.get()})).first;
     return *it->second;
   }
 
@@ -90,14 +116,19 @@ class BenchRun {
 
   ResultRow measure(const std::string& algorithm, uint64_t size) {
     const uint64_t count = size / elem_;
-    AllreduceSpec spec{algorithm, o_.type, o_.op, count, o_.chunk_bytes, ranks_per_node_, o_.inter, o_.intra, machine_};
-    auto collective = make_collective(spec, *transport_, [this](std::string_view n) -> Transport& { return lookup(n); });
+    AllreduceSpec spec{algorithm, o_.type, o_.op, count, o_.chunk_bytes, ranks_per_node_, o_.inter, o_.intra, machine_,
+                       o_.lockstep};
+    auto collective =
+        make_collective(spec, *transport_, *device_, [this](std::string_view n) -> Transport& { return lookup(n); });
     ResultRow row{algorithm, "", size, count, std::string(info(o_.type).name), std::string(name(o_.op)),
                   collective->chosen(), {}, {}};
-    if (o_.check && count > 0) fill_expected(o_.type, o_.op, expected_.data(), scratch_.data(), count, boot_.size(), o_.seed);
+    if (o_.check && count > 0) {
+      fill_expected(o_.type, o_.op, host_.data(), host_scratch_.data(), count, boot_.size(), o_.seed);
+      device_->upload(expected_.data(), host_.data(), count * elem_);
+    }
     for (bool in_place : {false, true}) {
       char* in = in_place ? output_.data() : input_.data();
-      fill_input(o_.type, o_.op, in, count, boot_.rank(), o_.seed);
+      upload_input(in, count);
       const double us = time_iterations(*collective, in, output_.data());
       const int64_t wrong = o_.check ? check(*collective, count, in_place) : -1;
       (in_place ? row.in_place : row.out_of_place) = measurement(size, us, boot_.size(), wrong);
@@ -105,24 +136,36 @@ class BenchRun {
     return row;
   }
 
-  double time_iterations(Collective& c, const char* in, char* out) {
-    for (int i = 0; i < o_.warmup; ++i) c.run(in, out);
-    boot_.barrier();
-    const auto t0 = std::chrono::steady_clock::now();
-    for (int i = 0; i < o_.iterations; ++i) c.run(in, out);
-    const std::chrono::duration<double, std::micro> elapsed = std::chrono::steady_clock::now() - t0;
-    return boot_.max(elapsed.count() / o_.iterations);
+  void upload_input(char* in, uint64_t count) {
+    fill_input(o_.type, o_.op, host_.data(), count, boot_.rank(), o_.seed);
+    device_->upload(in, host_.data(), count * elem_);
   }
 
-  // One more run on fresh data, compared with the expected result on every rank. The
+  // Warm-up, then n iterations timed by the device (CUDA events on a GPU, the clock on the
+  // host); the slowest rank's average.
+  double time_iterations(Collective& c, const char* in, char* out) {
+    for (int i = 0; i < o_.warmup; ++i) c.run(in, out);
+    device_->synchronize();
+    boot_.barrier();
+    device_->timer_start();
+    for (int i = 0; i < o_.iterations; ++i) c.run(in, out);
+    return boot_.max(device_->timer_stop_us() / o_.iterations);
+  }
+
+  // One more run on fresh data, compared with the expected result where it lives. The
   // output starts as garbage so an element the algorithm never writes is counted wrong.
   int64_t check(Collective& c, uint64_t count, bool in_place) {
     char* in = in_place ? output_.data() : input_.data();
-    if (!in_place) std::memset(output_.data(), 0xa5, count * elem_);
-    fill_input(o_.type, o_.op, in, count, boot_.rank(), o_.seed);
+    if (!in_place) device_->fill_bytes(output_.data(), 0xa5, count * elem_);
+    upload_input(in, count);
     c.run(in, output_.data());
-    if (o_.inject_corruption && boot_.rank() == boot_.size() - 1) corrupt_one_element(o_.type, output_.data(), count);
-    const uint64_t wrong = count_wrong(o_.type, output_.data(), expected_.data(), count, boot_.size());
+    if (o_.inject_corruption && boot_.rank() == boot_.size() - 1) {
+      device_->download(host_.data(), output_.data(), count * elem_);
+      corrupt_one_element(o_.type, host_.data(), count);
+      device_->upload(output_.data(), host_.data(), count * elem_);
+    }
+    const uint64_t wrong =
+        device_->count_mismatches(o_.type, output_.data(), expected_.data(), count, check_tolerance(o_.type, boot_.size()));
     return static_cast<int64_t>(boot_.sum(wrong));
   }
 
@@ -134,6 +177,11 @@ class BenchRun {
     m.started_at = now_iso8601();
     m.transport = o_.transport;
     m.mpi_library = boot_.library_version();
+    m.device = device_->name();
+    for (const auto& [name, transport] : transports_) {
+      const std::string version = transport->library_version();
+      if (!version.empty()) m.libraries += (m.libraries.empty() ? "" : ", ") + version;
+    }
     if (const char* job = std::getenv("SLURM_JOB_ID")) m.slurm_job_id = job;
     m.type = info(o_.type).name;
     m.redop = name(o_.op);
@@ -155,12 +203,14 @@ class BenchRun {
 
   const BenchOptions& o_;
   Bootstrap& boot_;
+  std::unique_ptr<Device> device_;  // before the transports and buffers that use it
   std::map<std::string, std::unique_ptr<Transport>> transports_;
   Transport* transport_ = nullptr;
   size_t elem_ = 4;
   MachineParams machine_;
   int ranks_per_node_ = 0;
-  std::vector<char> input_, output_, expected_, scratch_;
+  DeviceBuffer input_, output_, expected_;
+  std::vector<char> host_, host_scratch_;  // seeded data is made here, then uploaded
   std::vector<std::unique_ptr<Reporter>> reporters_;
 };
 

@@ -1,11 +1,13 @@
 #include "harness/bench_options.h"
 
+#include <algorithm>
 #include <cmath>
 
 #include "algorithms/hierarchical.h"
 #include "algorithms/registry.h"
 #include "harness/collective.h"
 #include "harness/cli.h"
+#include "harness/devices.h"
 #include "harness/errors.h"
 #include "harness/sizes.h"
 #include "transports/registry.h"
@@ -44,6 +46,11 @@ BenchOptions parse_bench_options(int argc, char** argv) {
   app.add_option("-o,--op", op, "reduction: " + redop_names())->capture_default_str();
   app.add_option("-a,--algorithms", algos, "comma list of algorithms: " + all_algorithm_names())->capture_default_str();
   app.add_option("-t,--transport", o.transport, "transport: " + transport_names())->capture_default_str();
+  std::string device;
+  app.add_option("--device", device, "where buffers live: " + device_names() +
+                                         " (default: cuda with -t nccl or -a ...nccl, else host)");
+  app.add_flag("--allow-gpu-sharing", o.allow_gpu_sharing, "--device cuda: let several ranks share one GPU");
+  app.add_flag("--lockstep", o.lockstep, "run schedules round by round, one message group per round (as -t nccl does)");
   app.add_option("--chunk", chunk, "pipeline chunk size in bytes (0: one chunk per block)")->capture_default_str();
   app.add_option("--ranks-per-node", o.ranks_per_node, "hier / auto: ranks per node (default: from the launcher)");
   app.add_option("--inter", o.inter, "hier: algorithm between nodes")->capture_default_str();
@@ -93,6 +100,12 @@ BenchOptions parse_bench_options(int argc, char** argv) {
       if (t.make) available += (available.empty() ? "" : ", ") + std::string(t.name);
     throw UsageError("-t " + o.transport + ": " + std::string(tr->unavailable_reason) + " (available here: " + available + ")");
   }
+  const bool wants_gpu = o.transport == "nccl" || std::find(o.algorithms.begin(), o.algorithms.end(), "nccl") != o.algorithms.end();
+  o.device = device.empty() ? (wants_gpu ? "cuda" : "host") : device;
+  const DeviceInfo* d = find_device(o.device);
+  if (!d) throw UsageError("--device: unknown device '" + o.device + "' (accepted: " + device_names() + ")");
+  if (!d->make) throw UsageError("--device " + o.device + ": " + std::string(d->unavailable_reason));
+  if (wants_gpu && o.device != "cuda") throw UsageError("-t nccl / -a nccl: NCCL moves GPU memory; use --device cuda");
   for (int i = 0; i < argc; ++i) o.command_line += (i ? " " : "") + std::string(argv[i]);
   return o;
 }

@@ -23,6 +23,9 @@ struct BenchOptions {
   RedOp op = RedOp::Sum;
   std::vector<std::string> algorithms{"ring", "mpi"};
   std::string transport = "mpi";
+  std::string device = "host";     // host | cuda (default cuda when -t nccl or -a has nccl)
+  bool allow_gpu_sharing = false;  // more ranks per node than GPUs
+  bool lockstep = false;           // run schedules round by round (always on -t nccl)
   uint64_t chunk_bytes = 0;
   int ranks_per_node = 0;  // 0: from the launcher
   std::string inter = "ring", intra = "direct";

@@ -50,8 +50,9 @@ void fill(RedOp op, void* buffer, uint64_t count, int rank, uint64_t seed) {
   for (uint64_t i = 0; i < count; ++i) store<T>(buffer, i, value(op, is_signed, splitmix64(base + i)));
 }
 
-// Relative tolerance: a few units in the last place per rank for floats, none for integers.
-double tolerance(DataType type, int nranks) {
+}  // namespace
+
+double check_tolerance(DataType type, int nranks) {
   switch (type) {
     case DataType::Float16: return std::ldexp(1.0, -10) * nranks;
     case DataType::Bfloat16: return std::ldexp(1.0, -7) * nranks;
@@ -60,6 +61,8 @@ double tolerance(DataType type, int nranks) {
     default: return 0;
   }
 }
+
+namespace {
 
 template <class T>
 uint64_t wrong(const void* got, const void* expected, uint64_t count, double tol) {
@@ -111,8 +114,7 @@ void fill_expected(DataType type, RedOp op, void* expected, void* scratch, uint6
   if (op == RedOp::Avg) divide_by_ranks(type, expected, count, nranks);
 }
 
-uint64_t count_wrong(DataType type, const void* got, const void* expected, uint64_t count, int nranks) {
-  const double tol = tolerance(type, nranks);
+uint64_t count_wrong(DataType type, const void* got, const void* expected, uint64_t count, double tol) {
   return dispatch(type, [&](auto t) { return wrong<decltype(t)>(got, expected, count, tol); });
 }
 

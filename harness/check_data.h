@@ -19,8 +19,14 @@ void fill_input(DataType type, RedOp op, void* buffer, uint64_t count, int rank,
 // elements.
 void fill_expected(DataType type, RedOp op, void* expected, void* scratch, uint64_t count, int nranks, uint64_t seed);
 
-// Elements of `got` that differ from `expected` beyond the datatype's tolerance.
-uint64_t count_wrong(DataType type, const void* got, const void* expected, uint64_t count, int nranks);
+// The relative tolerance of a result reduced over nranks: a few units in the last place per
+// rank for floating point, 0 (bit for bit) for integers.
+double check_tolerance(DataType type, int nranks);
+
+// Elements of `got` (host memory) that differ from `expected` by more than
+// tolerance * max(1, |expected|), bit for bit when tolerance is 0. Device::count_mismatches
+// is the same rule where the result lives.
+uint64_t count_wrong(DataType type, const void* got, const void* expected, uint64_t count, double tolerance);
 
 // Fault injection for testing the check itself: changes one element.
 void corrupt_one_element(DataType type, void* buffer, uint64_t count);

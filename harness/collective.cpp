@@ -2,17 +2,19 @@
 
 #include "algorithms/cost.h"
 #include "algorithms/registry.h"
+#include "algorithms/lockstep.h"
 #include "algorithms/reducers.h"
 #include "harness/errors.h"
 #include "harness/executor.h"
+#include "harness/lockstep_executor.h"
 
 namespace arlab {
 namespace {
 
 class ScheduledAllreduce final : public Collective {
  public:
-  ScheduledAllreduce(const AllreduceSpec& spec, const AlgorithmInfo& algorithm, Transport& transport)
-      : spec_(spec), transport_(transport), reduce_(reducer(spec.type, spec.op)) {
+  ScheduledAllreduce(const AllreduceSpec& spec, const AlgorithmInfo& algorithm, Transport& transport, Device& device)
+      : spec_(spec), transport_(transport), device_(device) {
     Problem p;
     p.rank = transport.rank();
     p.nranks = transport.size();
@@ -22,23 +24,35 @@ class ScheduledAllreduce final : public Collective {
     p.ranks_per_node = spec.ranks_per_node;
     p.inter = spec.inter;
     p.intra = spec.intra;
-    schedule_ = algorithm.generate(p);
-    executor_ = std::make_unique<Executor>(schedule_, p.element_size);
-    scratch_.resize(schedule_.scratch_count * p.element_size);
+    if (spec.lockstep || transport.capabilities().stream_ordered) {
+      // Every rank derives the same rounds from the whole world's schedules.
+      std::vector<RankSchedule> world = generate_world(p, algorithm.generate);
+      const auto rounds = lockstep_rounds(world);
+      schedule_ = std::move(world[p.rank]);
+      lockstep_ = std::make_unique<LockstepExecutor>(schedule_, rounds[p.rank], p.element_size);
+    } else {
+      schedule_ = algorithm.generate(p);
+      executor_ = std::make_unique<Executor>(schedule_, p.element_size);
+    }
+    scratch_ = DeviceBuffer(device, schedule_.scratch_count * p.element_size);
   }
 
   void run(const void* input, void* output) override {
-    executor_->run(transport_, {input, output, scratch_.data()}, reduce_);
-    if (spec_.op == RedOp::Avg) divide_by_ranks(spec_.type, output, spec_.count, transport_.size());
+    const LocalWork work{device_, spec_.type, spec_.op};
+    const RankBuffers buffers{input, output, scratch_.data()};
+    if (lockstep_) lockstep_->run(transport_, work, buffers);
+    else executor_->run(transport_, work, buffers);
+    if (spec_.op == RedOp::Avg) device_.divide(spec_.type, output, spec_.count, transport_.size());
   }
 
  private:
   AllreduceSpec spec_;
   Transport& transport_;
-  ReduceFn reduce_;
+  Device& device_;
   RankSchedule schedule_;
   std::unique_ptr<Executor> executor_;
-  std::vector<char> scratch_;
+  std::unique_ptr<LockstepExecutor> lockstep_;
+  DeviceBuffer scratch_;
 };
 
 NativeReduction native_reduction(DataType type, RedOp op) {
@@ -56,28 +70,35 @@ NativeReduction native_reduction(DataType type, RedOp op) {
 // The library's own all-reduce; avg is a sum followed by the same division as the lab's.
 class NativeAllreduce final : public Collective {
  public:
-  NativeAllreduce(const AllreduceSpec& spec, Transport& transport) : spec_(spec), transport_(transport) {}
+  NativeAllreduce(const AllreduceSpec& spec, Transport& transport, Device& device)
+      : spec_(spec), transport_(transport), device_(device) {
+    if (device.is_gpu() && !transport.capabilities().gpu_memory)
+      throw UsageError("-a " + spec.algorithm + ": the " + transport.name() + " library here cannot read GPU memory (" +
+                       (transport.name() == "mpi" ? "this MPI is not CUDA-aware" : "no GPU support") +
+                       "); leave it out of -a with --device " + "cuda, or use --device host");
+  }
   void run(const void* input, void* output) override {
     transport_.native_allreduce(input, output, spec_.count, native_reduction(spec_.type, spec_.op));
-    if (spec_.op == RedOp::Avg) divide_by_ranks(spec_.type, output, spec_.count, transport_.size());
+    if (spec_.op == RedOp::Avg) device_.divide(spec_.type, output, spec_.count, transport_.size());
   }
 
  private:
   AllreduceSpec spec_;
   Transport& transport_;
+  Device& device_;
 };
 
 // auto: picks the algorithm per size from the alpha-beta-gamma model and the closed forms,
 // then runs it. Every rank computes the same choice from the same inputs.
 class AutoAllreduce final : public Collective {
  public:
-  AutoAllreduce(AllreduceSpec spec, Transport& transport) {
+  AutoAllreduce(AllreduceSpec spec, Transport& transport, Device& device) {
     const AutoChoice choice = choose_algorithm(transport.size(), static_cast<double>(spec.count * info(spec.type).size),
                                                spec.ranks_per_node, spec.machine);
     spec.algorithm = choice.algorithm;
     spec.inter = choice.inter;
     chosen_ = choice.algorithm == "hier" ? "hier/" + choice.inter : choice.algorithm;
-    inner_ = std::make_unique<ScheduledAllreduce>(spec, *find_algorithm(spec.algorithm), transport);
+    inner_ = std::make_unique<ScheduledAllreduce>(spec, *find_algorithm(spec.algorithm), transport, device);
   }
   void run(const void* input, void* output) override { inner_->run(input, output); }
   std::string chosen() const override { return chosen_; }
@@ -111,6 +132,7 @@ AutoChoice choose_algorithm(int nranks, double bytes, int ranks_per_node, const 
 const std::vector<BaselineInfo>& baselines() {
   static const std::vector<BaselineInfo> table = {
       {"mpi", "the MPI library's own MPI_Allreduce", "mpi"},
+      {"nccl", "NCCL's own ncclAllReduce (NCCL_ALGO / NCCL_PROTO from the environment; needs --device cuda)", "nccl"},
   };
   return table;
 }
@@ -128,12 +150,13 @@ std::string all_algorithm_names() {
   return names;
 }
 
-std::unique_ptr<Collective> make_collective(const AllreduceSpec& spec, Transport& transport,
+std::unique_ptr<Collective> make_collective(const AllreduceSpec& spec, Transport& transport, Device& device,
                                             const TransportLookup& lookup) {
-  if (const AlgorithmInfo* a = find_algorithm(spec.algorithm)) return std::make_unique<ScheduledAllreduce>(spec, *a, transport);
-  if (spec.algorithm == "auto") return std::make_unique<AutoAllreduce>(spec, transport);
+  if (const AlgorithmInfo* a = find_algorithm(spec.algorithm))
+    return std::make_unique<ScheduledAllreduce>(spec, *a, transport, device);
+  if (spec.algorithm == "auto") return std::make_unique<AutoAllreduce>(spec, transport, device);
   for (const auto& b : baselines())
-    if (b.name == spec.algorithm) return std::make_unique<NativeAllreduce>(spec, lookup(b.transport));
+    if (b.name == spec.algorithm) return std::make_unique<NativeAllreduce>(spec, lookup(b.transport), device);
   throw UsageError("-a: unknown algorithm '" + spec.algorithm + "' (accepted: " + all_algorithm_names() + ")");
 }
 

@@ -1,5 +1,5 @@
 // One all-reduce the harness can run and time: a scheduled algorithm on a transport
-// (ScheduledAllreduce), or a library's own all-reduce (the baselines `mpi`, later `nccl`).
+// (ScheduledAllreduce), or a library's own all-reduce (the baselines `mpi` and `nccl`).
 // Everything that does not depend on the data — the schedule, the executor's plan, the
 // scratch buffer — is built once per (algorithm, size) and reused by every iteration.
 #pragma once
@@ -12,6 +12,7 @@
 
 #include "algorithms/datatype.h"
 #include "harness/tuning.h"
+#include "transports/device.h"
 #include "transports/transport.h"
 
 namespace arlab {
@@ -24,7 +25,8 @@ struct AllreduceSpec {
   uint64_t chunk_bytes = 0;
   int ranks_per_node = 0;
   std::string inter = "ring", intra = "direct";  // hier's phases
-  MachineParams machine;  // what `auto` chooses with
+  MachineParams machine{};  // what `auto` chooses with
+  bool lockstep = false;  // run round by round (always, on a stream-ordered transport)
 };
 
 class Collective {
@@ -37,9 +39,10 @@ class Collective {
 // Finds transports by name (created once, shared by every collective of a run).
 using TransportLookup = std::function<Transport&(std::string_view name)>;
 
-// Builds `spec.algorithm` for this rank. Scheduled algorithms run on `transport`; baselines
-// on their own library's transport. Throws UsageError for unknown names.
-std::unique_ptr<Collective> make_collective(const AllreduceSpec& spec, Transport& transport,
+// Builds `spec.algorithm` for this rank, its buffers on `device`. Scheduled algorithms run on
+// `transport`; baselines on their own library's transport. Throws UsageError for unknown
+// names and for a baseline whose library cannot read the device's memory.
+std::unique_ptr<Collective> make_collective(const AllreduceSpec& spec, Transport& transport, Device& device,
                                             const TransportLookup& lookup);
 
 struct BaselineInfo {

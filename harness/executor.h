@@ -1,13 +1,16 @@
-// The executor: the one place where a schedule meets a transport. It posts every operation
-// whose step's dependencies are done, polls the transport for completions, and runs local
-// reductions and copies with the CPU reducer as soon as their step starts.
+// The executor: where a schedule meets a transport. It posts every operation whose step's
+// dependencies are done, polls the transport for completions, and runs local reductions and
+// copies on the device (CPU reducers, or CUDA kernels) as soon as their step starts.
+// Stream-ordered transports (nccl) use the lockstep executor instead (lockstep_executor.h).
 #pragma once
 
 #include <cstddef>
+#include <span>
 #include <vector>
 
-#include "algorithms/reducers.h"
+#include "algorithms/datatype.h"
 #include "algorithms/schedule.h"
+#include "transports/device.h"
 #include "transports/transport.h"
 
 namespace arlab {
@@ -16,18 +19,34 @@ struct RankBuffers {
   const void* input;
   void* output;   // may equal input (in-place)
   void* scratch;  // schedule.scratch_count elements
+
+  char* address(BufferId id, uint64_t offset, size_t element_size) const {
+    char* base = id == BufferId::Input ? const_cast<char*>(static_cast<const char*>(input))
+               : id == BufferId::Output ? static_cast<char*>(output)
+                                        : static_cast<char*>(scratch);
+    return base + offset * element_size;
+  }
 };
+
+// What a run reduces, and where its local work runs.
+struct LocalWork {
+  Device& device;
+  DataType type;
+  RedOp op;
+};
+
+// Runs the local ops (reduce, copy) among `ops` on the device, in order.
+void run_local_ops(const LocalWork& work, const RankBuffers& buffers, std::span<const Op> ops, size_t element_size);
 
 class Executor {
  public:
   // Prepares everything that does not depend on the data: message tags, dependents.
   Executor(const RankSchedule& schedule, size_t element_size);
 
-  void run(Transport& transport, const RankBuffers& buffers, ReduceFn reduce);
+  void run(Transport& transport, const LocalWork& work, const RankBuffers& buffers);
 
  private:
-  char* address(const RankBuffers& b, BufferId id, uint64_t offset) const;
-  void start_step(Transport& transport, const RankBuffers& buffers, ReduceFn reduce, uint32_t step);
+  void start_step(Transport& transport, const LocalWork& work, const RankBuffers& buffers, uint32_t step);
   void complete_step(uint32_t step);
 
   const RankSchedule& schedule_;

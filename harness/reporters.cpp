@@ -42,6 +42,7 @@ class TableReporter final : public Reporter {
   void begin(const RunMetadata& m) override {
     std::printf("# arlab %s (%s): all-reduce, %d rank(s) on %d node(s), transport %s, %s\n", m.arlab_version.c_str(),
                 m.git_commit.c_str(), m.nranks, m.nnodes, m.transport.c_str(), m.mpi_library.c_str());
+    std::printf("# device %s%s%s\n", m.device.c_str(), m.libraries.empty() ? "" : ", ", m.libraries.c_str());
     std::printf("# iterations %d, warm-up %d, check %d, chunk %s\n", m.iterations, m.warmup, m.check,
                 m.chunk_bytes ? (std::to_string(m.chunk_bytes) + " B").c_str() : "none");
     std::printf("# time = slowest rank's average, algbw = size / time, busbw = algbw * 2(N-1)/N\n");
@@ -124,6 +125,7 @@ class JsonReporter final : public Reporter {
     doc_["metadata"] = {{"arlab_version", m.arlab_version}, {"git_commit", m.git_commit},
                         {"command_line", m.command_line}, {"started_at", m.started_at},
                         {"transport", m.transport},       {"mpi_library", m.mpi_library},
+                        {"device", m.device},             {"libraries", m.libraries},
                         {"slurm_job_id", m.slurm_job_id}, {"nranks", m.nranks},
                         {"nnodes", m.nnodes},             {"ranks_per_node", m.ranks_per_node},
                         {"hosts", m.hosts},               {"type", m.type},

@@ -29,6 +29,8 @@ struct ResultRow {
 struct RunMetadata {
   std::string arlab_version, git_commit, command_line, started_at;
   std::string transport, mpi_library, slurm_job_id;
+  std::string device = "host";  // "host" or "cuda:0 NVIDIA H200" (rank 0's)
+  std::string libraries;        // other libraries that ran, with versions ("NCCL 2.28.3")
   std::string type, redop;
   int nranks = 1, nnodes = 1, ranks_per_node = 1;
   std::vector<std::string> hosts;  // one per rank

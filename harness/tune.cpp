@@ -15,6 +15,7 @@
 #include "algorithms/reducers.h"
 #include "algorithms/registry.h"
 #include "harness/collective.h"
+#include "harness/devices.h"
 #include "harness/least_squares.h"
 #include "harness/cli.h"
 #include "harness/tuning.h"
@@ -83,10 +84,11 @@ int run_tune(int argc, char** argv) {
   // Time the algorithms themselves and fit the model to them.
   std::vector<Observation> observations;
   const TransportLookup lookup = [&](std::string_view) -> Transport& { return *transport; };
+  const auto host = make_host_device();
   for (const char* name : {"ring", "rd", "rabenseifner", "tree"})
     for (uint64_t bytes : {uint64_t{8}, uint64_t{4} << 10, uint64_t{64} << 10, uint64_t{1} << 20, uint64_t{4} << 20}) {
       AllreduceSpec spec{name, DataType::Float32, RedOp::Sum, bytes / 4, 0, 0};
-      auto c = make_collective(spec, *transport, lookup);
+      auto c = make_collective(spec, *transport, *host, lookup);
       std::vector<char> in(bytes), out(bytes);
       const int iterations = bytes <= (64u << 10) ? 50 : 10;
       for (int i = 0; i < 3; ++i) c->run(in.data(), out.data());

@@ -23,6 +23,7 @@ class Bootstrap {
   virtual void barrier() = 0;
   virtual double max(double value) = 0;
   virtual uint64_t sum(uint64_t value) = 0;
+  virtual void broadcast(void* data, size_t bytes, int root) = 0;  // root's bytes to every rank
   virtual std::vector<std::string> gather_strings(const std::string& mine) = 0;  // every rank gets all
   [[noreturn]] virtual void abort(int status) = 0;
 };

@@ -21,7 +21,7 @@ const std::vector<TransportInfo>& transports() {
       {"ibverbs", "RDMA WRITE WITH IMMEDIATE over RC queue pairs", nullptr, "not built: libibverbs was not found (configure with -DARLAB_WITH_IBVERBS=ON)"},
 #endif
 #if ARLAB_HAVE_NCCL
-      {"nccl", "ncclSend / ncclRecv on CUDA devices", nullptr, "not in this version of arlab yet (NCCL was found)"},
+      {"nccl", "ncclSend / ncclRecv on CUDA devices, round by round on the device's stream", make_nccl_transport, ""},
 #else
       {"nccl", "ncclSend / ncclRecv on CUDA devices", nullptr, "not built: NCCL was not found (configure with -DARLAB_WITH_NCCL=ON)"},
 #endif
@@ -41,11 +41,11 @@ std::string transport_names() {
   return out;
 }
 
-std::unique_ptr<Transport> make_transport(std::string_view name) {
+std::unique_ptr<Transport> make_transport(std::string_view name, const TransportContext& context) {
   const TransportInfo* info = find_transport(name);
   if (!info) throw TransportUnavailable("-t: unknown transport '" + std::string(name) + "' (accepted: " + transport_names() + ")");
   if (!info->make) throw TransportUnavailable("-t " + std::string(name) + ": " + std::string(info->unavailable_reason));
-  return info->make();
+  return info->make(context);
 }
 
 }  // namespace arlab

@@ -8,14 +8,23 @@
 #include <string_view>
 #include <vector>
 
+#include "transports/bootstrap.h"
+#include "transports/device.h"
 #include "transports/transport.h"
 
 namespace arlab {
 
+// What a transport may need from the run: the bootstrap (to exchange a communicator id)
+// and the device whose memory and stream it works on.
+struct TransportContext {
+  Bootstrap* bootstrap = nullptr;
+  Device* device = nullptr;
+};
+
 struct TransportInfo {
   std::string_view name;
   std::string_view summary;
-  std::unique_ptr<Transport> (*make)();  // nullptr when unavailable
+  std::unique_ptr<Transport> (*make)(const TransportContext&);  // nullptr when unavailable
   std::string_view unavailable_reason;
 };
 
@@ -24,8 +33,9 @@ const TransportInfo* find_transport(std::string_view name);
 std::string transport_names();  // every listed name, available or not
 
 // Creates the transport; TransportUnavailable (naming the flag's accepted values) otherwise.
-std::unique_ptr<Transport> make_transport(std::string_view name);
+std::unique_ptr<Transport> make_transport(std::string_view name, const TransportContext& context = {});
 
-std::unique_ptr<Transport> make_mpi_transport();
+std::unique_ptr<Transport> make_mpi_transport(const TransportContext& context);
+std::unique_ptr<Transport> make_nccl_transport(const TransportContext& context);
 
 }  // namespace arlab

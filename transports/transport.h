@@ -4,7 +4,12 @@
 //
 // Two-sided transports implement isend / irecv / test. One-sided transports (shm, ucx-rma,
 // ibverbs) will also register windows and write + signal into them; until a transport says
-// it can, the executor lowers the schedule's write / wait ops to send / recv. The vendor
+// it can, the executor lowers the schedule's write / wait ops to send / recv.
+//
+// A stream-ordered transport (nccl) enqueues each message on the device's stream: a
+// request is "complete" as soon as it is enqueued, and a send waits, on the GPU, for its
+// matching receive. Such a transport runs schedules round by round (harness/lockstep_executor),
+// every round's messages between group_begin() and group_end(). The vendor
 // baselines (MPI_Allreduce, ncclAllReduce) are a capability of their transport, not
 // schedules: native_allreduce().
 #pragma once
@@ -32,8 +37,8 @@ class TransportUnavailable : public std::invalid_argument {
 
 struct TransportCapabilities {
   bool one_sided = false;
-  bool gpu_memory = false;
-  bool stream_ordered = false;
+  bool gpu_memory = false;      // isend / irecv / native_allreduce accept device pointers
+  bool stream_ordered = false;  // see above: needs the lockstep executor
   bool native_allreduce = false;
 };
 
@@ -58,6 +63,8 @@ class Transport {
   virtual TransportCapabilities capabilities() const = 0;
   virtual int rank() const = 0;
   virtual int size() const = 0;
+  // The library behind it, for the report ("NCCL 2.28.3"); empty when the bootstrap's MPI.
+  virtual std::string library_version() const { return ""; }
 
   // Non-blocking point-to-point. `tag` orders messages between one pair of ranks: the
   // k-th message from a to b carries tag k, so posting order does not matter.
@@ -66,6 +73,9 @@ class Transport {
   // True once the request is complete; a completed request id may be reused by the
   // transport afterwards. Drives progress.
   virtual bool test(RequestId request) = 0;
+  // Messages posted between these calls progress together (ncclGroupStart / ncclGroupEnd).
+  virtual void group_begin() {}
+  virtual void group_end() {}
 
   // The library's own all-reduce, where the transport has one.
   virtual void native_allreduce(const void* input, void* output, size_t count, const NativeReduction& reduction) {

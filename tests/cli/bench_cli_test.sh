@@ -51,6 +51,22 @@ expect_usage_error "explain bad N" "-N: between 1 and 65536" "$arlab" explain -N
 expect_usage_error "bad input under mpirun -np 3" "-e: '12Q' is not a size" \
   mpirun -q --oversubscribe -np 3 "$arlab" bench -e 12Q
 
+# GPU flags. Without a GPU (CI): one line and exit 2, on every rank, never a hang.
+expect_usage_error "unknown device" "--device: unknown device 'tpu' (accepted: host, cuda)" "$arlab" bench --device tpu
+if grep -q "define ARLAB_WITH_NCCL 1" "$build/generated/arlab_config.h"; then
+  expect_usage_error "-t nccl on host memory" "NCCL moves GPU memory; use --device cuda" "$arlab" bench -t nccl --device host
+else
+  expect_usage_error "-t nccl in a build without NCCL" "-t nccl: not built" "$arlab" bench -t nccl
+fi
+if nvidia-smi -L >/dev/null 2>&1; then
+  echo "skip GPU-absent checks: this machine has a GPU (jobs/gpu-check.sh checks the GPU path)"
+else
+  expect_usage_error "--device cuda without a GPU" "--device cuda: " "$arlab" bench --device cuda -e 1K
+  expect_usage_error "-a nccl without a GPU" "--device cuda: " "$arlab" bench -a ring,nccl -e 1K
+  expect_usage_error "--device cuda without a GPU under mpirun -np 3" "--device cuda: " \
+    mpirun -q --oversubscribe -np 3 "$arlab" bench --device cuda -e 1K
+fi
+
 # N = 1 outside any launcher.
 if timeout 120 "$arlab" bench -a ring,mpi -b 8 -e 64K -f 8 -n 2 -w 1 >"$work/out" 2>&1 &&
   grep -q "1 rank(s)" "$work/out" && grep -q "Out of bounds values : 0 OK" "$work/out"; then
@@ -67,6 +83,14 @@ if timeout 300 mpirun --oversubscribe -np 3 "$arlab" bench -a ring,mpi -b 8 -e 1
   pass "3 ranks: exit 0, CSV and JSON complete"
 else
   fail "3 ranks: CSV / JSON: $(tail -5 "$work/out")"
+fi
+
+# --lockstep: the round-by-round lowering the NCCL transport uses, on MPI, checked.
+if timeout 300 mpirun --oversubscribe -np 3 "$arlab" bench -a ring,dbtree,rabenseifner,hier --ranks-per-node 1 --lockstep \
+  -b 8 -e 256K -f 8 -n 2 -w 1 -c 1 >"$work/out" 2>&1 && [ "$(grep -c 'Out of bounds values : 0 OK' "$work/out")" -eq 4 ]; then
+  pass "3 ranks --lockstep: every result right"
+else
+  fail "3 ranks --lockstep: $(tail -5 "$work/out")"
 fi
 
 # A wrong value (fault injection) is counted and makes the exit status non-zero.

@@ -4,7 +4,8 @@
 // floating point within N * N * eps of the inputs' magnitude (summation order differs).
 // Every rank must also end with bit-identical results, whatever the order of summation.
 // Options: --algorithms a,b (default: all), --ranks-per-node K and --intra direct|ring (for
-// hier, which then runs with every flat algorithm between the nodes).
+// hier, which then runs with every flat algorithm between the nodes), --lockstep 1 (run the
+// schedules round by round, the lowering the NCCL transport uses).
 // Prints "N passed, M failed" on rank 0 and exits non-zero on any failure.
 #include <algorithm>
 #include <cmath>
@@ -16,6 +17,7 @@
 #include "algorithms/half.h"
 #include "algorithms/registry.h"
 #include "harness/collective.h"
+#include "harness/devices.h"
 #include "transports/bootstrap.h"
 #include "transports/registry.h"
 
@@ -89,10 +91,12 @@ int main(int argc, char** argv) {
   std::vector<std::string> chosen;
   int ranks_per_node = 0;
   std::string intra = "direct";
+  bool lockstep = false;
   for (int i = 1; i + 1 < argc; i += 2) {
     const std::string flag = argv[i], value = argv[i + 1];
     if (flag == "--ranks-per-node") ranks_per_node = std::stoi(value);
     if (flag == "--intra") intra = value;
+    if (flag == "--lockstep") lockstep = value == "1";
     if (flag == "--algorithms")
       for (size_t start = 0; start <= value.size();) {
         const size_t comma = std::min(value.find(',', start), value.size());
@@ -112,6 +116,7 @@ int main(int argc, char** argv) {
       if (between.name != "hier") variants.push_back({"hier", std::string(between.name)});
   }
   const TransportLookup lookup = [&](std::string_view) -> Transport& { return *transport; };
+  const auto host = make_host_device();
   std::vector<uint64_t> counts = {0, 1, 7, 1000003};
   int passed = 0, failed = 0;
   // One input and one MPI_Allreduce reference per datatype x op x count, shared by every
@@ -122,13 +127,13 @@ int main(int argc, char** argv) {
         const size_t bytes = count * type.size;
         std::vector<char> input(bytes + 1), output(bytes + 1), reference(bytes + 1);
         fill_random(type.type, op.op, input.data(), count, rank);
-        AllreduceSpec spec{"mpi", type.type, op.op, count, 0, ranks_per_node, "ring", intra};
-        make_collective(spec, *transport, lookup)->run(input.data(), reference.data());
+        AllreduceSpec spec{"mpi", type.type, op.op, count, 0, ranks_per_node, "ring", intra, {}, lockstep};
+        make_collective(spec, *transport, *host, lookup)->run(input.data(), reference.data());
         for (const auto& [algorithm, inter] : variants)
           for (bool in_place : {false, true}) {
             spec.algorithm = algorithm;
             spec.inter = inter;
-            auto ours = make_collective(spec, *transport, lookup);
+            auto ours = make_collective(spec, *transport, *host, lookup);
             if (in_place) {
               output = input;
               ours->run(output.data(), output.data());
@@ -152,7 +157,7 @@ int main(int argc, char** argv) {
           }
       }
   if (rank == 0)
-    std::printf("allreduce vs MPI_Allreduce at N = %d%s: %d passed, %d failed\n", n,
+    std::printf("allreduce vs MPI_Allreduce at N = %d%s%s: %d passed, %d failed\n", n, lockstep ? ", lockstep" : "",
                 ranks_per_node ? (", " + std::to_string(ranks_per_node) + " ranks per node").c_str() : "", passed, failed);
   return failed ? 1 : 0;
 }

@@ -67,6 +67,11 @@ class MpiBootstrap final : public Bootstrap {
     return out;
   }
 
+  void broadcast(void* data, size_t bytes, int root) override {
+    ARLAB_MPI_CHECK(MPI_Bcast(data, static_cast<int>(bytes), MPI_BYTE, root, comm_),
+                    "MPI_Bcast(" + std::to_string(bytes) + " bytes from rank " + std::to_string(root) + ")");
+  }
+
   std::vector<std::string> gather_strings(const std::string& mine) override {
     int length = static_cast<int>(mine.size());
     std::vector<int> lengths(size_), offsets(size_);

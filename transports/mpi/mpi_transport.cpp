@@ -4,6 +4,9 @@
 // MPI counts are ints, so a message above kMaxPiece bytes travels as several messages with
 // the same tag; MPI's non-overtaking rule keeps the pieces in order.
 #include <mpi.h>
+#if __has_include(<mpi-ext.h>)
+#include <mpi-ext.h>  // MPIX_Query_cuda_support, where the library has it
+#endif
 
 #include <climits>
 #include <vector>
@@ -47,7 +50,7 @@ class MpiTransport final : public Transport {
   }
 
   std::string name() const override { return "mpi"; }
-  TransportCapabilities capabilities() const override { return {.native_allreduce = true}; }
+  TransportCapabilities capabilities() const override { return {.gpu_memory = cuda_aware(), .native_allreduce = true}; }
   int rank() const override { return rank_; }
   int size() const override { return size_; }
 
@@ -137,6 +140,15 @@ class MpiTransport final : public Transport {
     return MPI_SUM;
   }
 
+  // Whether MPI calls may take device pointers: Open MPI built with CUDA says so at run time.
+  static bool cuda_aware() {
+#if defined(MPIX_CUDA_AWARE_SUPPORT) && MPIX_CUDA_AWARE_SUPPORT
+    return MPIX_Query_cuda_support() == 1;
+#else
+    return false;
+#endif
+  }
+
   MPI_Comm comm_ = MPI_COMM_NULL;
   int rank_ = 0, size_ = 1;
   uint32_t tag_modulus_ = 32768;
@@ -148,6 +160,6 @@ class MpiTransport final : public Transport {
 
 }  // namespace
 
-std::unique_ptr<Transport> make_mpi_transport() { return std::make_unique<MpiTransport>(); }
+std::unique_ptr<Transport> make_mpi_transport(const TransportContext&) { return std::make_unique<MpiTransport>(); }
 
 }  // namespace arlab
