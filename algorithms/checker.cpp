@@ -4,9 +4,11 @@
 // started. Instead of data, each element carries the set of ranks whose input it holds.
 #include "algorithms/checker.h"
 
+#include <deque>
 #include <memory>
 #include <optional>
 #include <unordered_map>
+#include <utility>
 
 #include "algorithms/errors.h"
 #include "algorithms/happens_before.h"
@@ -27,12 +29,33 @@ struct Message {
   Slice remote_dst;  // for Write: where the bytes land at the receiver
   Pieces pieces;
   uint64_t count;
-  uint64_t sent_at;  // the sending step's start, in message latencies
+  uint32_t sent_at;  // the sending step's start, in message latencies
 };
 
 struct Waiter {
   uint32_t step;
   uint32_t op;
+};
+
+// The messages from one rank to another, by sequence number: a slot holds the message
+// (sent, not yet received) or the receive (posted, not yet matched) until the other side
+// arrives. Slots are matched nearly in order, so the deque stays short.
+struct Channel {
+  struct Slot {
+    enum class State : uint8_t { Empty, Sent, Posted, Matched } state = State::Empty;
+    Message message;
+    Waiter waiter;
+  };
+  uint32_t base = 0;  // sequence number of slots.front()
+  std::deque<Slot> slots;
+
+  Slot& at(uint32_t seq) {
+    if (seq - base >= slots.size()) slots.resize(seq - base + 1);
+    return slots[seq - base];
+  }
+  void drop_matched() {
+    while (!slots.empty() && slots.front().state == Slot::State::Matched) slots.pop_front(), ++base;
+  }
 };
 
 struct RankState {
@@ -41,9 +64,10 @@ struct RankState {
   bool in_place;
   uint64_t count;
   std::unique_ptr<HappensBefore> order;
-  std::vector<uint32_t> remaining_deps, pending, op_seq;
-  StepDependents dependents;
-  std::vector<uint64_t> start, finish;  // per step, in message latencies (CheckStats::rounds)
+  std::unordered_map<uint32_t, Channel> incoming;  // by sending rank
+  std::vector<uint32_t> pending, op_seq;
+  StepDependents dependents;  // its waits_for counts down as steps complete
+  std::vector<uint32_t> finish;  // per step, in message latencies (CheckStats::rounds)
   size_t done = 0;
 
   SymbolicBuffer& buffer(BufferId id) { return id == BufferId::Scratch ? *scratch : *output; }
@@ -76,22 +100,13 @@ class WorldChecker {
       fail(r, "schedule is for rank " + std::to_string(s.rank) + " of " + std::to_string(s.nranks));
     st.count = s.count;
     // Pre-cut each buffer at every boundary its slices name.
-    std::vector<uint64_t> output_cuts, scratch_cuts;
-    for (const Op& op : s.all_ops())
-      for (const Slice& slice : op_slices(op)) {
-        if (st.constant_input(slice.buffer)) continue;
-        auto& cuts = slice.buffer == BufferId::Scratch ? scratch_cuts : output_cuts;
-        cuts.push_back(slice.offset);
-        cuts.push_back(slice.offset + slice.count);
-      }
     st.output = options.in_place
-                    ? std::make_unique<SymbolicBuffer>(s.count, RankSet::single(r), kInitialData, std::move(output_cuts))
-                    : std::make_unique<SymbolicBuffer>(s.count, RankSet{}, kNeverWritten, std::move(output_cuts));
-    st.scratch = std::make_unique<SymbolicBuffer>(s.scratch_count, RankSet{}, kNeverWritten, std::move(scratch_cuts));
+                    ? std::make_unique<SymbolicBuffer>(s.count, RankSet::single(r), kInitialData, slice_bounds(st, BufferId::Output))
+                    : std::make_unique<SymbolicBuffer>(s.count, RankSet{}, kNeverWritten, slice_bounds(st, BufferId::Output));
+    st.scratch = std::make_unique<SymbolicBuffer>(s.scratch_count, RankSet{}, kNeverWritten, slice_bounds(st, BufferId::Scratch));
     st.order = std::make_unique<HappensBefore>(s);
     const size_t steps = s.num_steps();
     st.pending.assign(steps, 0);
-    st.start.assign(steps, 0);
     st.finish.assign(steps, 0);
     for (const Op& op : s.all_ops())
       if ((is_outgoing(op.kind) || is_incoming(op.kind)) &&
@@ -99,11 +114,39 @@ class WorldChecker {
         fail(r, "op " + to_string(op) + " names an invalid peer");
     st.op_seq = message_sequence(s);
     st.dependents = step_dependents(s);
-    st.remaining_deps = st.dependents.waits_for;
     for (size_t x = 0; x < steps; ++x)
-      if (st.remaining_deps[x] == 0) ready_.push_back({r, static_cast<uint32_t>(x)});
+      if (st.dependents.waits_for[x] == 0) ready_.push_back({r, static_cast<uint32_t>(x)});
     stats_.steps += steps;
     stats_.ops += s.num_ops();
+  }
+
+  // Sorted, distinct offsets where the rank's slices of one buffer begin or end. A ring names
+  // the same N block boundaries thousands of times, so for buffers up to kMaxBitmap elements
+  // the offsets are marked in a bitmap (kept between ranks) and read back in order, instead
+  // of collecting and sorting every occurrence.
+  std::vector<uint64_t> slice_bounds(const RankState& st, BufferId buffer) {
+    static constexpr uint64_t kMaxBitmap = uint64_t{1} << 26;
+    const uint64_t size = buffer == BufferId::Scratch ? st.schedule->scratch_count : st.count;
+    std::vector<uint64_t> bounds;
+    const auto for_each_bound = [&](auto&& fn) {
+      for (const Op& op : st.schedule->all_ops())
+        for (const Slice& slice : op_slices(op))
+          if (slice.buffer == buffer && !st.constant_input(slice.buffer)) fn(slice.offset), fn(slice.offset + slice.count);
+    };
+    if (size > kMaxBitmap) {
+      for_each_bound([&](uint64_t x) { bounds.push_back(x); });
+      return bounds;  // SymbolicBuffer sorts them
+    }
+    const size_t words = size / 64 + 1;
+    if (bitmap_.size() < words) bitmap_.resize(words);
+    for_each_bound([&](uint64_t x) {
+      if (x < size) bitmap_[x / 64] |= uint64_t{1} << (x % 64);
+    });
+    // Read the set bits back in order, clearing the bitmap for the next buffer.
+    for (size_t w = 0; w < words; ++w)
+      for (uint64_t bits = std::exchange(bitmap_[w], 0); bits; bits &= bits - 1)
+        bounds.push_back(w * 64 + static_cast<uint64_t>(__builtin_ctzll(bits)));
+    return bounds;
   }
 
   // The slices an op touches on its own rank (a Write's dst is on the peer).
@@ -125,8 +168,6 @@ class WorldChecker {
     return {};
   }
 
-  uint64_t key(size_t from, size_t to, uint32_t seq) const { return ((from * n_ + to) << 32) | seq; }
-
   [[noreturn]] void fail(size_t r, const std::string& what, int64_t step = -1) const {
     std::string where = "rank " + std::to_string(r);
     if (step >= 0) where += " step " + std::to_string(step);
@@ -141,8 +182,11 @@ class WorldChecker {
   }
 
   // Reads a slice as of now: checks it is initialised and written by a step ordered
-  // before this one, and returns its contributions piece by piece.
-  Pieces read(size_t r, uint32_t step, const Op& op, const Slice& s) {
+  // before this one, and returns its contributions piece by piece. With `mark`, also records
+  // `step` among the slice's readers (for the race check of later writes); an op that writes
+  // on its own rank marks its reads after its write instead (mark_read), so that the write
+  // does not see the op's own read as another op's.
+  Pieces read(size_t r, uint32_t step, const Op& op, const Slice& s, bool mark) {
     check_bounds(r, step, op, s);
     RankState& st = ranks_[r];
     Pieces pieces;
@@ -157,6 +201,7 @@ class WorldChecker {
       if (seg.writer != kInitialData && !st.order->ordered(seg.writer, step))
         fail(r, to_string(op) + " reads " + to_string(s) + " written by step " + std::to_string(seg.writer) +
                     ", which is not ordered before it (race)", step);
+      if (mark && (seg.readers.empty() || seg.readers.back() != step)) seg.readers.push_back(step);
       if (!pieces.empty() && pieces.back().contributions == seg.contributions)
         pieces.back().length += end - begin;
       else
@@ -216,16 +261,16 @@ class WorldChecker {
     RankState& st = ranks_[r];
     const auto ops = st.schedule->ops(step);
     const uint32_t first = st.schedule->first_op(step);
-    for (uint32_t d : st.schedule->deps(step)) st.start[step] = std::max(st.start[step], st.finish[d]);
-    st.finish[step] = st.start[step];
+    uint32_t start = 0;  // when the step starts, in message latencies
+    for (uint32_t d : st.schedule->deps(step)) start = std::max(start, st.finish[d]);
+    st.finish[step] = start;
     st.pending[step] = 1;  // held until every op is posted, so a delivery cannot complete the step early
     for (uint32_t i = 0; i < ops.size(); ++i) {
       const Op& op = ops[i];
       switch (op.kind) {
         case OpKind::Send:
         case OpKind::Write: {
-          Message m{op.kind, op.dst(), read(r, step, op, op.a()), op.count, st.start[step]};
-          mark_read(r, step, op.a());
+          Message m{op.kind, op.dst(), read(r, step, op, op.a(), /*mark=*/true), op.count, start};
           post_message(r, op, st.op_seq[first + i], std::move(m));
           break;
         }
@@ -235,7 +280,7 @@ class WorldChecker {
           post_receive(r, step, first + i);
           break;
         case OpKind::Reduce: {
-          const Pieces a = read(r, step, op, op.a()), b = read(r, step, op, op.b());
+          const Pieces a = read(r, step, op, op.a(), false), b = read(r, step, op, op.b(), false);
           const Pieces sum = combine(r, step, op, a, b);
           write(r, step, op, op.dst(), sum);
           mark_read(r, step, op.a());
@@ -243,7 +288,7 @@ class WorldChecker {
           break;
         }
         case OpKind::Copy: {
-          const Pieces a = read(r, step, op, op.a());
+          const Pieces a = read(r, step, op, op.a(), false);
           write(r, step, op, op.dst(), a);
           mark_read(r, step, op.a());
           break;
@@ -255,25 +300,30 @@ class WorldChecker {
 
   void post_message(size_t r, const Op& op, uint32_t seq, Message m) {
     ++stats_.messages;
-    const uint64_t k = key(r, op.peer, seq);
-    if (auto w = waiting_.find(k); w != waiting_.end()) {
-      const Waiter waiter = w->second;
-      waiting_.erase(w);
-      deliver(op.peer, waiter, r, m);
+    Channel& channel = ranks_[op.peer].incoming[static_cast<uint32_t>(r)];
+    Channel::Slot& slot = channel.at(seq);
+    if (slot.state == Channel::Slot::State::Posted) {
+      slot.state = Channel::Slot::State::Matched;
+      deliver(op.peer, slot.waiter, r, m);
+      channel.drop_matched();
     } else {
-      in_flight_.emplace(k, std::move(m));
+      slot.state = Channel::Slot::State::Sent;
+      slot.message = std::move(m);
     }
   }
 
   void post_receive(size_t r, uint32_t step, uint32_t op_index) {
     const Op& op = ranks_[r].schedule->all_ops()[op_index];
-    const uint64_t k = key(op.peer, r, ranks_[r].op_seq[op_index]);
-    if (auto m = in_flight_.find(k); m != in_flight_.end()) {
-      Message msg = std::move(m->second);
-      in_flight_.erase(m);
-      deliver(r, {step, op_index}, op.peer, msg);
+    Channel& channel = ranks_[r].incoming[static_cast<uint32_t>(op.peer)];
+    Channel::Slot& slot = channel.at(ranks_[r].op_seq[op_index]);
+    if (slot.state == Channel::Slot::State::Sent) {
+      slot.state = Channel::Slot::State::Matched;
+      const Message m = std::move(slot.message);
+      deliver(r, {step, op_index}, op.peer, m);
+      channel.drop_matched();
     } else {
-      waiting_.emplace(k, Waiter{step, op_index});
+      slot.state = Channel::Slot::State::Posted;
+      slot.waiter = {step, op_index};
     }
   }
 
@@ -294,10 +344,10 @@ class WorldChecker {
   void complete_step(size_t r, uint32_t step) {
     RankState& st = ranks_[r];
     ++st.done;
-    stats_.rounds = std::max(stats_.rounds, st.finish[step]);
+    stats_.rounds = std::max<uint64_t>(stats_.rounds, st.finish[step]);
     for (uint32_t k = st.dependents.begin[step]; k < st.dependents.begin[step + 1]; ++k) {
       const uint32_t x = st.dependents.list[k];
-      if (--st.remaining_deps[x] == 0) ready_.push_back({r, x});
+      if (--st.dependents.waits_for[x] == 0) ready_.push_back({r, x});
     }
   }
 
@@ -306,14 +356,16 @@ class WorldChecker {
       RankState& st = ranks_[r];
       if (st.done == st.schedule->num_steps()) continue;
       for (uint32_t x = 0; x < st.schedule->num_steps(); ++x)
-        if (st.pending[x] > 0 || st.remaining_deps[x] > 0)
+        if (st.pending[x] > 0 || st.dependents.waits_for[x] > 0)
           fail(r, "deadlock: never completes (waiting for " +
-                      (st.pending[x] ? std::string("a message") : std::to_string(st.remaining_deps[x]) + " dependencies") + ")", x);
+                      (st.pending[x] ? std::string("a message") : std::to_string(st.dependents.waits_for[x]) + " dependencies") + ")", x);
     }
-    if (!in_flight_.empty()) {
-      const uint64_t k = in_flight_.begin()->first, pair = k >> 32;
-      fail(pair / n_, "a message to rank " + std::to_string(pair % n_) + " (sequence " + std::to_string(k & 0xffffffffu) + ") is never received");
-    }
+    for (size_t r = 0; r < n_; ++r)
+      for (const auto& [from, channel] : ranks_[r].incoming)
+        for (size_t i = 0; i < channel.slots.size(); ++i)
+          if (channel.slots[i].state == Channel::Slot::State::Sent)
+            fail(from, "a message to rank " + std::to_string(r) + " (sequence " + std::to_string(channel.base + i) +
+                           ") is never received");
     // Every element of every output must hold every rank's contribution exactly once.
     for (size_t r = 0; r < n_; ++r)
       ranks_[r].output->for_each([&](uint64_t begin, uint64_t end, const SymbolicSegment& seg) {
@@ -326,9 +378,8 @@ class WorldChecker {
   size_t n_;
   std::vector<RankState> ranks_;
   std::vector<std::pair<size_t, uint32_t>> ready_;
-  std::unordered_map<uint64_t, Message> in_flight_;
-  std::unordered_map<uint64_t, Waiter> waiting_;
   CheckStats stats_;
+  std::vector<uint64_t> bitmap_;  // slice_bounds' scratch, all zero between calls
 };
 
 }  // namespace

@@ -57,12 +57,29 @@ class SymbolicBuffer {
   // Index of the interval starting at pos, cutting the one that contains it if needed.
   size_t cut_at(uint64_t pos) {
     if (pos >= size_) return starts_.size();
-    auto it = std::upper_bound(starts_.begin(), starts_.end(), pos);
-    const size_t containing = static_cast<size_t>(it - starts_.begin()) - 1;
+    const size_t containing = find_containing(pos);
     if (starts_[containing] == pos) return containing;
-    starts_.insert(it, pos);
+    starts_.insert(starts_.begin() + containing + 1, pos);
     segments_.insert(segments_.begin() + containing + 1, segments_[containing]);
     return containing + 1;
+  }
+
+  // The interval containing pos. Most schedules cut a buffer into blocks of nearly equal
+  // size, so the guess pos * intervals / size lands on or next to it; a few steps of walking
+  // settle it, and a binary search takes over when the guess is far off.
+  size_t find_containing(uint64_t pos) const {
+    const size_t n = starts_.size();
+    size_t i = static_cast<size_t>(static_cast<unsigned __int128>(pos) * n / size_);
+    for (int walk = 0; walk < 4; ++walk) {
+      if (starts_[i] > pos) {
+        --i;  // starts_[0] == 0 <= pos, so i > 0 here
+      } else if (i + 1 < n && starts_[i + 1] <= pos) {
+        ++i;
+      } else {
+        return i;
+      }
+    }
+    return static_cast<size_t>(std::upper_bound(starts_.begin(), starts_.end(), pos) - starts_.begin()) - 1;
   }
 
   uint64_t size_;
