@@ -109,6 +109,8 @@ class RankSchedule {
             step_dep_begin_[step + 1] - step_dep_begin_[step]};
   }
   std::span<const Op> all_ops() const { return ops_; }
+  // For passes that rewrite ops in place (one_sided.cpp); steps and dependencies stay.
+  std::span<Op> mutable_ops() { return ops_; }
   uint32_t first_op(size_t step) const { return step_op_begin_[step]; }
 
   uint64_t scratch_count = 0;  // elements of scratch the schedule needs

@@ -3,6 +3,7 @@
 #include "algorithms/cost.h"
 #include "algorithms/registry.h"
 #include "algorithms/lockstep.h"
+#include "algorithms/one_sided.h"
 #include "algorithms/reducers.h"
 #include "harness/errors.h"
 #include "harness/executor.h"
@@ -30,6 +31,12 @@ class ScheduledAllreduce final : public Collective {
       const auto rounds = lockstep_rounds(world);
       schedule_ = std::move(world[p.rank]);
       lockstep_ = std::make_unique<LockstepExecutor>(schedule_, rounds[p.rank], p.element_size);
+    } else if (transport.capabilities().one_sided) {
+      // Senders write straight into receivers' buffers: every send learns its destination.
+      std::vector<RankSchedule> world = generate_world(p, algorithm.generate);
+      lower_to_one_sided(world);
+      schedule_ = std::move(world[p.rank]);
+      executor_ = std::make_unique<Executor>(schedule_, p.element_size);
     } else {
       schedule_ = algorithm.generate(p);
       executor_ = std::make_unique<Executor>(schedule_, p.element_size);

@@ -22,7 +22,26 @@ void run_local_ops(const LocalWork& work, const RankBuffers& b, std::span<const 
 
 Executor::Executor(const RankSchedule& schedule, size_t element_size)
     : schedule_(schedule), element_size_(element_size), tags_(message_sequence(schedule)),
-      dependents_(step_dependents(schedule)) {}
+      dependents_(step_dependents(schedule)) {
+  sends_to_.assign(schedule.nranks, 0);
+  receives_from_.assign(schedule.nranks, 0);
+  for (const Op& op : schedule.all_ops()) {
+    if (is_outgoing(op.kind)) ++sends_to_[op.peer];
+    if (is_incoming(op.kind)) ++receives_from_[op.peer];
+  }
+}
+
+// One-sided: attach this run's buffers as windows and take the run's message numbers.
+void Executor::begin_one_sided_run(Transport& transport, const RankBuffers& b) {
+  transport.attach_windows({b.output, schedule_.count * element_size_, b.scratch, schedule_.scratch_count * element_size_});
+  Transport::MessageCounters& counters = *transport.message_counters();
+  send_base_ = counters.sent;
+  receive_base_ = counters.received;
+  for (size_t p = 0; p < sends_to_.size(); ++p) {
+    counters.sent[p] += sends_to_[p];
+    counters.received[p] += receives_from_[p];
+  }
+}
 
 void Executor::run(Transport& transport, const LocalWork& work, const RankBuffers& buffers) {
   const size_t steps = schedule_.num_steps();
@@ -33,6 +52,8 @@ void Executor::run(Transport& transport, const LocalWork& work, const RankBuffer
   done_ = 0;
   for (uint32_t x = 0; x < steps; ++x)
     if (remaining_[x] == 0) ready_.push_back(x);
+  one_sided_ = transport.capabilities().one_sided;
+  if (one_sided_) begin_one_sided_run(transport, buffers);
 
   size_t next_ready = 0;
   int idle = 0;
@@ -73,13 +94,21 @@ void Executor::start_step(Transport& transport, const LocalWork& work, const Ran
     for (uint32_t i = 0; i < ops.size(); ++i) {
       const Op& op = ops[i];
       const size_t bytes = op.count * element_size_;
+      const uint32_t tag = tags_[first + i];
       if (pass == 0 && is_incoming(op.kind)) {
-        // A one-sided wait is lowered to a receive into the same slice.
-        in_flight_.push_back({transport.irecv(op.peer, address(op.dst_buffer, op.dst_offset), bytes, tags_[first + i]), step});
+        // On a two-sided transport a one-sided wait is a receive into the same slice.
+        const RequestId id = one_sided_ ? transport.wait_signal(op.peer, receive_base_[op.peer] + tag)
+                                        : transport.irecv(op.peer, address(op.dst_buffer, op.dst_offset), bytes, tag);
+        in_flight_.push_back({id, step});
         ++pending_[step];
       } else if (pass == 1 && is_outgoing(op.kind)) {
-        // A one-sided write is lowered to a send; the receiver's wait names the destination.
-        in_flight_.push_back({transport.isend(op.peer, address(op.a_buffer, op.a_offset), bytes, tags_[first + i]), step});
+        // On a two-sided transport a one-sided write is a send; the receiver's wait names the destination.
+        const RequestId id =
+            one_sided_ ? transport.write(op.peer, address(op.a_buffer, op.a_offset), bytes,
+                                         op.dst_buffer == BufferId::Scratch ? WindowId::Scratch : WindowId::Output,
+                                         op.dst_offset * element_size_, send_base_[op.peer] + tag)
+                       : transport.isend(op.peer, address(op.a_buffer, op.a_offset), bytes, tag);
+        in_flight_.push_back({id, step});
         ++pending_[step];
       }
     }

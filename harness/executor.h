@@ -48,10 +48,13 @@ class Executor {
  private:
   void start_step(Transport& transport, const LocalWork& work, const RankBuffers& buffers, uint32_t step);
   void complete_step(uint32_t step);
+  void begin_one_sided_run(Transport& transport, const RankBuffers& buffers);
 
   const RankSchedule& schedule_;
   size_t element_size_;
   std::vector<uint32_t> tags_;  // per op: the k-th message to / from a peer carries tag k
+  // One-sided transports: messages to / from each peer per run, and this run's first numbers.
+  std::vector<uint64_t> sends_to_, receives_from_, send_base_, receive_base_;
   StepDependents dependents_;
 
   // Per-run state, kept to avoid allocating on every call.
@@ -62,6 +65,7 @@ class Executor {
   };
   std::vector<InFlight> in_flight_;
   size_t done_ = 0;
+  bool one_sided_ = false;
 };
 
 }  // namespace arlab

@@ -7,7 +7,7 @@ namespace arlab {
 const std::vector<TransportInfo>& transports() {
   static const std::vector<TransportInfo> table = {
       {"mpi", "MPI_Isend / MPI_Irecv (any launcher, any number of ranks)", make_mpi_transport, ""},
-      {"shm", "POSIX shared memory, one-sided write + flag", nullptr, "not in this version of arlab yet"},
+      {"shm", "one node: one-copy writes (cross-memory attach) + flags in POSIX shared memory", make_shm_transport, ""},
 #if ARLAB_HAVE_UCX
       {"ucx", "UCX tag send / recv", nullptr, "not in this version of arlab yet (UCX was found)"},
       {"ucx-rma", "UCX one-sided put", nullptr, "not in this version of arlab yet (UCX was found)"},

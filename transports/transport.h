@@ -20,6 +20,7 @@
 #include <span>
 #include <stdexcept>
 #include <string>
+#include <vector>
 
 namespace arlab {
 
@@ -55,6 +56,15 @@ struct NativeReduction {
 
 using RequestId = uint32_t;
 
+// The windows of a one-sided transport: the buffers peers write into.
+enum class WindowId : uint8_t { Output, Scratch };
+struct Windows {
+  void* output;
+  size_t output_bytes;
+  void* scratch;
+  size_t scratch_bytes;
+};
+
 class Transport {
  public:
   virtual ~Transport() = default;
@@ -76,6 +86,33 @@ class Transport {
   // Messages posted between these calls progress together (ncclGroupStart / ncclGroupEnd).
   virtual void group_begin() {}
   virtual void group_end() {}
+
+  // One-sided transports (capabilities().one_sided; protocol in transports/one_sided/).
+  // attach_windows is collective: every rank calls it before each run with its buffers;
+  // registration is cached and redone only when some rank's buffers changed. Message
+  // numbers count every message between the pair, across runs.
+  virtual void attach_windows(const Windows& windows) {
+    (void)windows;
+    throw TransportUnavailable("transport '" + name() + "' has no one-sided windows");
+  }
+  // Puts bytes into the peer's window at offset, then signals message `seq`. Completes when
+  // src may be reused.
+  virtual RequestId write(int peer, const void* src, size_t bytes, WindowId window, uint64_t offset, uint64_t seq) {
+    (void)peer, (void)src, (void)bytes, (void)window, (void)offset, (void)seq;
+    throw TransportUnavailable("transport '" + name() + "' has no one-sided write");
+  }
+  // Where the numbering of each peer's messages stands; a run takes its numbers from here
+  // and advances it by the messages it exchanges with each peer.
+  struct MessageCounters {
+    std::vector<uint64_t> sent, received;  // per peer
+  };
+  virtual MessageCounters* message_counters() { return nullptr; }
+  // Grants the peer credit for message `seq` (this rank's buffer is ready for it) and
+  // completes when its signal has arrived.
+  virtual RequestId wait_signal(int peer, uint64_t seq) {
+    (void)peer, (void)seq;
+    throw TransportUnavailable("transport '" + name() + "' has no one-sided signals");
+  }
 
   // The library's own all-reduce, where the transport has one.
   virtual void native_allreduce(const void* input, void* output, size_t count, const NativeReduction& reduction) {

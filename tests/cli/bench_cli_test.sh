@@ -36,7 +36,7 @@ expect_usage_error "empty algorithm list" "-a: the algorithm list is empty" "$ar
 expect_usage_error "unknown datatype" "-d: unknown datatype 'float128' (accepted: int8" "$arlab" bench -d float128
 expect_usage_error "unknown op" "-o: unknown reduction 'xor' (accepted: sum, prod, min, max, avg)" "$arlab" bench -o xor
 expect_usage_error "unknown transport" "-t: unknown transport 'tcp' (accepted: mpi" "$arlab" bench -t tcp
-expect_usage_error "transport not built" "-t shm: not in this version" "$arlab" bench -t shm
+expect_usage_error "transport not built" "-t ibverbs: not in this version" "$arlab" bench -t ibverbs
 expect_usage_error "zero factor" "-f: the step factor must be" "$arlab" bench -f 0
 expect_usage_error "negative factor" "-f: the step factor must be" "$arlab" bench -f -2
 expect_usage_error "zero iterations" "-n: at least 1 iteration" "$arlab" bench -n 0
@@ -91,6 +91,33 @@ if timeout 300 mpirun --oversubscribe -np 3 "$arlab" bench -a ring,dbtree,rabens
   pass "3 ranks --lockstep: every result right"
 else
   fail "3 ranks --lockstep: $(tail -5 "$work/out")"
+fi
+
+# -t shm: two jobs at once on one node do not meet, and nothing is left in /dev/shm, after
+# a normal end or after a rank is killed.
+shm_left() { ls /dev/shm 2>/dev/null | grep -c '^arlab\.' ; }
+before=$(shm_left)
+timeout 300 mpirun --oversubscribe -np 3 "$arlab" bench -t shm -a ring,tree -b 8 -e 256K -f 8 -n 20 -w 2 -c 1 >"$work/a" 2>&1 &
+job_a=$!
+timeout 300 mpirun --oversubscribe -np 2 "$arlab" bench -t shm -a rabenseifner -b 8 -e 256K -f 8 -n 20 -w 2 -c 1 >"$work/b" 2>&1
+status_b=$?
+wait $job_a
+status_a=$?
+if [ "$status_a" -eq 0 ] && [ "$status_b" -eq 0 ] && [ "$(grep -c 'Out of bounds values : 0 OK' "$work/a")" -eq 2 ] &&
+  grep -q 'Out of bounds values : 0 OK' "$work/b" && [ "$(shm_left)" -eq "$before" ]; then
+  pass "-t shm: two concurrent jobs, results right, /dev/shm clean"
+else
+  fail "-t shm concurrent jobs: exits $status_a / $status_b, $(shm_left) arlab entries in /dev/shm: $(tail -3 "$work/a" "$work/b")"
+fi
+timeout 120 mpirun --oversubscribe -np 3 "$arlab" bench -t shm -a ring -b 64K -e 64K -n 1000000 -w 0 -c 0 >"$work/k" 2>&1 &
+job_k=$!
+sleep 3
+pkill -9 -f -n "arlab bench -t shm -a ring -b 64K" || true
+wait $job_k
+if [ "$(shm_left)" -eq "$before" ]; then
+  pass "-t shm: a rank killed with SIGKILL leaves nothing in /dev/shm"
+else
+  fail "-t shm: $(shm_left) arlab entries left in /dev/shm after a rank was killed"
 fi
 
 # A wrong value (fault injection) is counted and makes the exit status non-zero.

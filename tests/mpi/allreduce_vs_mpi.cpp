@@ -5,7 +5,9 @@
 // Every rank must also end with bit-identical results, whatever the order of summation.
 // Options: --algorithms a,b (default: all), --ranks-per-node K and --intra direct|ring (for
 // hier, which then runs with every flat algorithm between the nodes), --lockstep 1 (run the
-// schedules round by round, the lowering the NCCL transport uses).
+// schedules round by round, the lowering the NCCL transport uses), --transport NAME (the
+// scheduled algorithms on another transport; the reference is still MPI_Allreduce),
+// --types a,b and --ops a,b (default: all).
 // Prints "N passed, M failed" on rank 0 and exits non-zero on any failure.
 #include <algorithm>
 #include <cmath>
@@ -86,9 +88,11 @@ std::string digest(const char* data, size_t bytes) {
 
 int main(int argc, char** argv) {
   auto boot = make_mpi_bootstrap(&argc, &argv);
-  auto transport = make_transport("mpi");
+  auto mpi = make_transport("mpi");
+  const auto host = make_host_device();
   const int n = boot->size(), rank = boot->rank();
-  std::vector<std::string> chosen;
+  std::vector<std::string> chosen, types, ops;
+  std::string transport_name = "mpi";
   int ranks_per_node = 0;
   std::string intra = "direct";
   bool lockstep = false;
@@ -97,13 +101,20 @@ int main(int argc, char** argv) {
     if (flag == "--ranks-per-node") ranks_per_node = std::stoi(value);
     if (flag == "--intra") intra = value;
     if (flag == "--lockstep") lockstep = value == "1";
-    if (flag == "--algorithms")
+    if (flag == "--transport") transport_name = value;
+    auto& list = flag == "--algorithms" ? chosen : flag == "--types" ? types : ops;
+    if (flag == "--algorithms" || flag == "--types" || flag == "--ops")
       for (size_t start = 0; start <= value.size();) {
         const size_t comma = std::min(value.find(',', start), value.size());
-        chosen.push_back(value.substr(start, comma - start));
+        list.push_back(value.substr(start, comma - start));
         start = comma + 1;
       }
   }
+  const auto wanted = [](const std::vector<std::string>& list, std::string_view name) {
+    return list.empty() || std::find(list.begin(), list.end(), name) != list.end();
+  };
+  auto ours_transport = transport_name == "mpi" ? nullptr : make_transport(transport_name, {boot.get(), host.get()});
+  Transport* transport = ours_transport ? ours_transport.get() : mpi.get();
   // (algorithm, inter) pairs to run: hier once per flat algorithm between nodes.
   std::vector<std::pair<std::string, std::string>> variants;
   for (const auto& a : algorithms()) {
@@ -115,8 +126,7 @@ int main(int argc, char** argv) {
     for (const auto& between : algorithms())
       if (between.name != "hier") variants.push_back({"hier", std::string(between.name)});
   }
-  const TransportLookup lookup = [&](std::string_view) -> Transport& { return *transport; };
-  const auto host = make_host_device();
+  const TransportLookup lookup = [&](std::string_view) -> Transport& { return *mpi; };
   std::vector<uint64_t> counts = {0, 1, 7, 1000003};
   int passed = 0, failed = 0;
   // One input and one MPI_Allreduce reference per datatype x op x count, shared by every
@@ -124,11 +134,12 @@ int main(int argc, char** argv) {
   for (const auto& type : datatypes())
     for (const auto& op : redops())
       for (uint64_t count : counts) {
+        if (!wanted(types, type.name) || !wanted(ops, op.name)) continue;
         const size_t bytes = count * type.size;
         std::vector<char> input(bytes + 1), output(bytes + 1), reference(bytes + 1);
         fill_random(type.type, op.op, input.data(), count, rank);
         AllreduceSpec spec{"mpi", type.type, op.op, count, 0, ranks_per_node, "ring", intra, {}, lockstep};
-        make_collective(spec, *transport, *host, lookup)->run(input.data(), reference.data());
+        make_collective(spec, *mpi, *host, lookup)->run(input.data(), reference.data());
         for (const auto& [algorithm, inter] : variants)
           for (bool in_place : {false, true}) {
             spec.algorithm = algorithm;
@@ -157,7 +168,8 @@ int main(int argc, char** argv) {
           }
       }
   if (rank == 0)
-    std::printf("allreduce vs MPI_Allreduce at N = %d%s%s: %d passed, %d failed\n", n, lockstep ? ", lockstep" : "",
+    std::printf("allreduce vs MPI_Allreduce at N = %d, -t %s%s%s: %d passed, %d failed\n", n, transport_name.c_str(),
+                lockstep ? ", lockstep" : "",
                 ranks_per_node ? (", " + std::to_string(ranks_per_node) + " ranks per node").c_str() : "", passed, failed);
   return failed ? 1 : 0;
 }

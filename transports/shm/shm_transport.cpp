@@ -1,0 +1,142 @@
+// The shared-memory transport: every rank of the job on one node. Flags live in one POSIX
+// shared-memory segment per rank, which every rank maps; data moves with one copy, straight
+// from the sender's buffer into the receiver's window, by cross-memory attach
+// (process_vm_writev: the kernel copies between the two address spaces).
+//
+// Segments are named per job (/arlab.<job id>.<rank>, the id made by rank 0 and broadcast),
+// so two jobs on one node never meet, and each is unlinked as soon as every rank has mapped
+// it: the mappings stay valid, and nothing is left in /dev/shm however the job ends.
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <sys/uio.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <cerrno>
+#include <chrono>
+#include <cstring>
+
+#include "transports/one_sided/one_sided_transport.h"
+#include "transports/registry.h"
+
+namespace arlab {
+namespace {
+
+std::string errno_text() { return std::strerror(errno); }
+
+class ShmTransport final : public one_sided::OneSidedTransport {
+ public:
+  explicit ShmTransport(Bootstrap& boot) : OneSidedTransport(boot, "shm") {
+    if (boot.local_size() != boot.size())
+      throw TransportUnavailable("-t shm needs every rank on one node (" + std::to_string(boot.size()) + " ranks, " +
+                                 std::to_string(boot.local_size()) + " on this node); use -t ucx between nodes");
+    uint64_t job = 0;
+    if (boot.rank() == 0)
+      job = static_cast<uint64_t>(getpid()) << 32 ^
+            static_cast<uint64_t>(std::chrono::steady_clock::now().time_since_epoch().count());
+    boot.broadcast(&job, sizeof job, 0);
+    const size_t bytes = sizeof(Header) + layout_.bytes();
+    segments_.resize(boot.size());
+    pids_.resize(boot.size());
+    // Create and map this rank's segment, then map everyone's.
+    const std::string mine = segment_name(job, boot.rank());
+    const int fd = shm_open(mine.c_str(), O_CREAT | O_EXCL | O_RDWR, 0600);
+    if (fd < 0) throw TransportError("shm_open(" + mine + ", O_CREAT | O_EXCL) failed: " + errno_text());
+    if (ftruncate(fd, static_cast<off_t>(bytes)) != 0) {
+      const std::string e = errno_text();
+      close(fd), shm_unlink(mine.c_str());
+      throw TransportError("ftruncate(" + mine + ", " + std::to_string(bytes) + ") failed: " + e);
+    }
+    segments_[boot.rank()] = map(fd, bytes, mine);
+    header(boot.rank())->pid = getpid();
+    boot.barrier();
+    for (int r = 0; r < boot.size(); ++r) {
+      if (r == boot.rank()) continue;
+      const std::string name = segment_name(job, r);
+      const int peer_fd = shm_open(name.c_str(), O_RDWR, 0);
+      if (peer_fd < 0) throw TransportError("shm_open(" + name + ") of rank " + std::to_string(r) + " failed: " + errno_text());
+      segments_[r] = map(peer_fd, bytes, name);
+    }
+    boot.barrier();  // everyone has mapped everything: the names can go
+    shm_unlink(mine.c_str());
+    for (int r = 0; r < boot.size(); ++r) pids_[r] = header(r)->pid;
+    bytes_ = bytes;
+  }
+
+  ~ShmTransport() override {
+    for (char* s : segments_)
+      if (s) munmap(s, bytes_);
+  }
+
+ protected:
+  Handle put_then_flag(int peer, const void* src, size_t bytes, uint64_t remote_address, size_t flag_offset,
+                       uint64_t value) override {
+    // One copy, sender to receiver; the kernel may copy less than asked, so loop.
+    size_t done = 0;
+    while (done < bytes) {
+      iovec local{const_cast<char*>(static_cast<const char*>(src)) + done, bytes - done};
+      iovec remote{reinterpret_cast<void*>(remote_address + done), bytes - done};
+      const ssize_t n = process_vm_writev(pids_[peer], &local, 1, &remote, 1, 0);
+      if (n <= 0)
+        throw TransportError("process_vm_writev(pid " + std::to_string(pids_[peer]) + " = rank " + std::to_string(peer) +
+                             ", " + std::to_string(bytes - done) + " bytes) failed: " + errno_text() +
+                             (errno == EPERM ? " (cross-memory attach is not permitted: check kernel.yama.ptrace_scope)" : ""));
+      done += static_cast<size_t>(n);
+    }
+    put_flag(peer, flag_offset, value);  // release: the data above is visible before the flag
+    return 0;
+  }
+
+  Handle put_flag(int peer, size_t flag_offset, uint64_t value) override {
+    std::atomic_ref<uint64_t>(*flag(peer, flag_offset)).store(value, std::memory_order_release);
+    return 0;
+  }
+  bool handle_done(Handle) override { return true; }
+  uint64_t local_flag(size_t offset) override {
+    return std::atomic_ref<uint64_t>(*flag(rank(), offset)).load(std::memory_order_acquire);
+  }
+
+  std::vector<one_sided::WindowDescriptor> publish(const Windows& w) override {
+    const one_sided::WindowDescriptor mine{reinterpret_cast<uint64_t>(w.output), w.output_bytes,
+                                           reinterpret_cast<uint64_t>(w.scratch), w.scratch_bytes};
+    const auto all = bootstrap_.gather_strings(std::string(reinterpret_cast<const char*>(&mine), sizeof mine));
+    std::vector<one_sided::WindowDescriptor> out(all.size());
+    for (size_t r = 0; r < all.size(); ++r) std::memcpy(&out[r], all[r].data(), sizeof mine);
+    return out;
+  }
+
+ private:
+  struct Header {
+    int64_t pid;
+    char pad[56];  // flags start on their own cache line
+  };
+
+  static std::string segment_name(uint64_t job, int rank) {
+    char name[64];
+    std::snprintf(name, sizeof name, "/arlab.%016llx.%d", static_cast<unsigned long long>(job), rank);
+    return name;
+  }
+  static char* map(int fd, size_t bytes, const std::string& name) {
+    void* p = mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+    close(fd);
+    if (p == MAP_FAILED) throw TransportError("mmap(" + name + ", " + std::to_string(bytes) + " bytes) failed: " + errno_text());
+    return static_cast<char*>(p);
+  }
+  Header* header(int r) { return reinterpret_cast<Header*>(segments_[r]); }
+  uint64_t* flag(int r, size_t offset) { return reinterpret_cast<uint64_t*>(segments_[r] + sizeof(Header) + offset); }
+
+  std::vector<char*> segments_;
+  std::vector<pid_t> pids_;
+  size_t bytes_ = 0;
+};
+
+}  // namespace
+
+std::unique_ptr<Transport> make_shm_transport(const TransportContext& context) {
+  if (!context.bootstrap) throw TransportUnavailable("-t shm: needs the run's bootstrap");
+  if (context.device && context.device->is_gpu())
+    throw TransportUnavailable("-t shm moves host memory; with --device cuda use -t nccl");
+  return std::make_unique<ShmTransport>(*context.bootstrap);
+}
+
+}  // namespace arlab
