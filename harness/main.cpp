@@ -22,10 +22,14 @@ int bench_main(int argc, char** argv) {
   auto bootstrap = make_mpi_bootstrap(&argc, &argv);
   try {
     return run_bench(options, *bootstrap);
-  } catch (const UsageError&) {
-    throw;  // the same on every rank: each exits cleanly
-  } catch (const UnsupportedProblem&) {
-    throw;
+  } catch (const UsageError& e) {
+    // The same on every rank: the first reports it while MPI still holds every rank (once a
+    // rank has finalised and exited non-zero, the launcher may end the others), then all exit 2.
+    if (bootstrap->rank() == 0) std::fprintf(stderr, "arlab bench: %s\n", e.what());
+    return 2;
+  } catch (const UnsupportedProblem& e) {
+    if (bootstrap->rank() == 0) std::fprintf(stderr, "arlab bench: %s\n", e.what());
+    return 2;
   } catch (const std::exception& e) {
     // A failure on one rank would leave the others waiting: report it and end the job.
     std::fprintf(stderr, "arlab bench: rank %d on %s: %s\n", bootstrap->rank(), bootstrap->hostname().c_str(), e.what());
