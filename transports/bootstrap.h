@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -21,6 +22,9 @@ class Bootstrap {
   virtual std::string library_version() const = 0;
 
   virtual void barrier() = 0;
+  // A barrier that keeps calling progress() while it waits, for transports whose peers
+  // need this rank's progress to finish their own operations (UCX flush).
+  virtual void barrier_progressing(const std::function<void()>& progress) = 0;
   virtual double max(double value) = 0;
   virtual uint64_t sum(uint64_t value) = 0;
   virtual void broadcast(void* data, size_t bytes, int root) = 0;  // root's bytes to every rank

@@ -9,8 +9,8 @@ const std::vector<TransportInfo>& transports() {
       {"mpi", "MPI_Isend / MPI_Irecv (any launcher, any number of ranks)", make_mpi_transport, ""},
       {"shm", "one node: one-copy writes (cross-memory attach) + flags in POSIX shared memory", make_shm_transport, ""},
 #if ARLAB_HAVE_UCX
-      {"ucx", "UCX tag send / recv", nullptr, "not in this version of arlab yet (UCX was found)"},
-      {"ucx-rma", "UCX one-sided put", nullptr, "not in this version of arlab yet (UCX was found)"},
+      {"ucx", "UCX tag send / recv (wires from UCX_TLS)", make_ucx_transport, ""},
+      {"ucx-rma", "UCX one-sided put + fence + flag (wires from UCX_TLS)", make_ucx_rma_transport, ""},
 #else
       {"ucx", "UCX tag send / recv", nullptr, "not built: UCX was not found (configure with -DARLAB_WITH_UCX=ON)"},
       {"ucx-rma", "UCX one-sided put", nullptr, "not built: UCX was not found (configure with -DARLAB_WITH_UCX=ON)"},

@@ -38,5 +38,7 @@ std::unique_ptr<Transport> make_transport(std::string_view name, const Transport
 std::unique_ptr<Transport> make_mpi_transport(const TransportContext& context);
 std::unique_ptr<Transport> make_nccl_transport(const TransportContext& context);
 std::unique_ptr<Transport> make_shm_transport(const TransportContext& context);
+std::unique_ptr<Transport> make_ucx_transport(const TransportContext& context);
+std::unique_ptr<Transport> make_ucx_rma_transport(const TransportContext& context);
 
 }  // namespace arlab

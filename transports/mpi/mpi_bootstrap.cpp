@@ -55,6 +55,15 @@ class MpiBootstrap final : public Bootstrap {
 
   void barrier() override { ARLAB_MPI_CHECK(MPI_Barrier(comm_), "MPI_Barrier"); }
 
+  void barrier_progressing(const std::function<void()>& progress) override {
+    MPI_Request request;
+    ARLAB_MPI_CHECK(MPI_Ibarrier(comm_, &request), "MPI_Ibarrier");
+    for (int done = 0; !done;) {
+      progress();
+      ARLAB_MPI_CHECK(MPI_Test(&request, &done, MPI_STATUS_IGNORE), "MPI_Test(MPI_Ibarrier)");
+    }
+  }
+
   double max(double value) override {
     double out = 0;
     ARLAB_MPI_CHECK(MPI_Allreduce(&value, &out, 1, MPI_DOUBLE, MPI_MAX, comm_), "MPI_Allreduce(max, double)");

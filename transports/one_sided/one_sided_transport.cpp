@@ -47,14 +47,14 @@ RequestId OneSidedTransport::write(int peer, const void* src, size_t bytes, Wind
                            (window == WindowId::Output ? " (output window)" : " (scratch window)");
   const uint64_t address = remote.target(offset, bytes, what);  // refused before anything moves
   const RequestId id = allocate();
-  requests_[id] = {Request::State::AwaitCredit, peer, src, bytes, address, seq, 0};
+  requests_[id] = {Request::State::AwaitCredit, peer, src, bytes, address, seq, 0, window};
   advance(requests_[id]);
   return id;
 }
 
 RequestId OneSidedTransport::wait_signal(int peer, uint64_t seq) {
   const RequestId id = allocate();
-  requests_[id] = {Request::State::AwaitSignal, peer, nullptr, 0, 0, seq, 0};
+  requests_[id] = {Request::State::AwaitSignal, peer, nullptr, 0, 0, seq, 0, WindowId::Output};
   // This rank's buffer for the message is free now: grant the credit, or queue it until the
   // slot's previous message has arrived.
   if (ledger_.may_grant(peer, seq))
@@ -68,7 +68,7 @@ RequestId OneSidedTransport::wait_signal(int peer, uint64_t seq) {
 // Moves one request forward as far as it can go without waiting.
 void OneSidedTransport::advance(Request& r) {
   if (r.state == Request::State::AwaitCredit && local_flag(layout_.credit_offset(r.peer, r.seq)) == flag_value(r.seq)) {
-    r.handle = put_then_flag(r.peer, r.src, r.bytes, r.remote_address, layout_.signal_offset(rank(), r.seq),
+    r.handle = put_then_flag(r.peer, r.src, r.bytes, r.window, r.remote_address, layout_.signal_offset(rank(), r.seq),
                              flag_value(r.seq));
     r.state = Request::State::Sending;
   }
@@ -90,6 +90,20 @@ void OneSidedTransport::grant_deferred() {
     credit_puts_.push_back(put_flag(d.peer, layout_.credit_offset(rank(), d.seq), flag_value(d.seq)));
     deferred_credits_[i] = deferred_credits_.back();
     deferred_credits_.pop_back();
+  }
+}
+
+void OneSidedTransport::complete_credits() {
+  while (!credit_puts_.empty()) {
+    progress();
+    for (size_t i = 0; i < credit_puts_.size();) {
+      if (credit_puts_[i] == 0 || handle_done(credit_puts_[i])) {
+        credit_puts_[i] = credit_puts_.back();
+        credit_puts_.pop_back();
+      } else {
+        ++i;
+      }
+    }
   }
 }
 

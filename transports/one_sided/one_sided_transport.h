@@ -37,14 +37,17 @@ class OneSidedTransport : public Transport {
 
  protected:
   using Handle = uint64_t;  // a transport's own completion handle; 0 = already complete
-  virtual Handle put_then_flag(int peer, const void* src, size_t bytes, uint64_t remote_address, size_t flag_offset,
-                               uint64_t value) = 0;
+  virtual Handle put_then_flag(int peer, const void* src, size_t bytes, WindowId window, uint64_t remote_address,
+                               size_t flag_offset, uint64_t value) = 0;
   virtual Handle put_flag(int peer, size_t flag_offset, uint64_t value) = 0;
   virtual bool handle_done(Handle handle) = 0;
   virtual uint64_t local_flag(size_t offset) = 0;
   virtual void progress() {}
   // Makes this rank's windows writable by peers and returns every rank's descriptors.
   virtual std::vector<WindowDescriptor> publish(const Windows& windows) = 0;
+
+  // Completes every credit still in flight (before a transport tears down its memory).
+  void complete_credits();
 
   Bootstrap& bootstrap_;
   FlagLayout layout_;
@@ -57,6 +60,7 @@ class OneSidedTransport : public Transport {
     size_t bytes = 0;
     uint64_t remote_address = 0, seq = 0;
     Handle handle = 0;
+    WindowId window = WindowId::Output;
   };
   RequestId allocate();
   void advance(Request& r);

@@ -69,7 +69,7 @@ class ShmTransport final : public one_sided::OneSidedTransport {
   }
 
  protected:
-  Handle put_then_flag(int peer, const void* src, size_t bytes, uint64_t remote_address, size_t flag_offset,
+  Handle put_then_flag(int peer, const void* src, size_t bytes, WindowId, uint64_t remote_address, size_t flag_offset,
                        uint64_t value) override {
     // One copy, sender to receiver; the kernel may copy less than asked, so loop.
     size_t done = 0;

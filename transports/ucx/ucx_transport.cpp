@@ -1,0 +1,81 @@
+// -t ucx: the lab's schedules over UCX tag matching (ucp_tag_send_nbx / ucp_tag_recv_nbx).
+// The 64-bit tag is the sending rank in the high half and the message's sequence number
+// (the executor's tag) in the low half, received with a full mask: one posted receive
+// matches exactly one message.
+#include <memory>
+
+#include "transports/registry.h"
+#include "transports/ucx/ucx_worker.h"
+
+namespace arlab {
+namespace {
+
+class UcxTransport final : public Transport {
+ public:
+  explicit UcxTransport(Bootstrap& bootstrap) : bootstrap_(bootstrap), worker_(bootstrap, UCP_FEATURE_TAG) {}
+
+  std::string name() const override { return "ucx"; }
+  TransportCapabilities capabilities() const override { return {}; }
+  int rank() const override { return bootstrap_.rank(); }
+  int size() const override { return bootstrap_.size(); }
+  std::string library_version() const override { return worker_.transports_in_use(); }
+
+  RequestId isend(int peer, const void* data, size_t bytes, uint32_t tag) override {
+    ucp_request_param_t param{};
+    void* request = ucp_tag_send_nbx(worker_.endpoint(peer), data, bytes, make_tag(rank(), tag), &param);
+    return track(request, "ucp_tag_send_nbx(" + std::to_string(bytes) + " bytes to rank " + std::to_string(peer) + ")");
+  }
+
+  RequestId irecv(int peer, void* data, size_t bytes, uint32_t tag) override {
+    ucp_request_param_t param{};
+    void* request = ucp_tag_recv_nbx(worker_.worker(), data, bytes, make_tag(peer, tag), ~ucp_tag_t{0}, &param);
+    return track(request, "ucp_tag_recv_nbx(" + std::to_string(bytes) + " bytes from rank " + std::to_string(peer) + ")");
+  }
+
+  bool test(RequestId id) override {
+    Slot& slot = slots_[id];
+    if (!worker_.poll(slot.request, slot.what)) return false;
+    slot.request = nullptr;
+    free_.push_back(id);
+    return true;
+  }
+
+  void barrier() override { bootstrap_.barrier(); }
+
+ private:
+  struct Slot {
+    void* request;
+    std::string what;
+  };
+  static ucp_tag_t make_tag(int from, uint32_t tag) { return (static_cast<ucp_tag_t>(from) << 32) | tag; }
+
+  RequestId track(void* request, std::string what) {
+    if (UCS_PTR_IS_ERR(request)) ucx::check(UCS_PTR_STATUS(request), what);
+    RequestId id;
+    if (free_.empty()) {
+      id = static_cast<RequestId>(slots_.size());
+      slots_.push_back({request, std::move(what)});
+    } else {
+      id = free_.back();
+      free_.pop_back();
+      slots_[id] = {request, std::move(what)};
+    }
+    return id;
+  }
+
+  Bootstrap& bootstrap_;
+  ucx::Worker worker_;
+  std::vector<Slot> slots_;
+  std::vector<RequestId> free_;
+};
+
+}  // namespace
+
+std::unique_ptr<Transport> make_ucx_transport(const TransportContext& context) {
+  if (!context.bootstrap) throw TransportUnavailable("-t ucx: needs the run's bootstrap");
+  if (context.device && context.device->is_gpu())
+    throw TransportUnavailable("-t ucx here moves host memory; with --device cuda use -t nccl");
+  return std::make_unique<UcxTransport>(*context.bootstrap);
+}
+
+}  // namespace arlab
