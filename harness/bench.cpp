@@ -36,12 +36,20 @@ class BenchRun {
  public:
   BenchRun(const BenchOptions& o, Bootstrap& boot) : o_(o), boot_(boot) {
     device_ = open_device();
-    transport_ = &lookup(o.transport);
+    // Transports refuse (no device, not on one node, ...) before any collective call, the
+    // same way on every rank; all ranks agree, so a refusal is one line and exit 2.
+    std::string refusal;
+    try {
+      transport_ = &lookup(o.transport);
+      for (const std::string& algorithm : o.algorithms) lookup(transport_of(algorithm));  // the baselines' too
+    } catch (const TransportUnavailable& e) {
+      refusal = e.what();
+    }
+    agree(refusal);
     if (device_->is_gpu() && !transport_->capabilities().gpu_memory)
       throw UsageError("-t " + o.transport + " cannot move GPU memory (" +
                        (o.transport == "mpi" ? "this MPI is not CUDA-aware" : "no GPU support") +
                        "); with --device cuda use -t nccl");
-    for (const std::string& algorithm : o.algorithms) lookup(transport_of(algorithm));  // the baselines' too
     elem_ = info(o.type).size;
     // auto must choose the same on every rank: each loads its host's file, all take the maxima.
     machine_ = load_tuning(o.tuning_path.empty() ? default_tuning_path(boot.hostname()) : o.tuning_path);
@@ -95,16 +103,20 @@ class BenchRun {
     } catch (const std::exception& e) {
       error = e.what();
     }
-    const auto errors = boot_.gather_strings(error);
-    for (const std::string& e : errors)
-      if (!e.empty()) throw UsageError(e);
+    agree(error);
     return device;
+  }
+
+  // Every rank's error (empty: none): the first one becomes everyone's usage error.
+  void agree(const std::string& error) {
+    for (const std::string& e : boot_.gather_strings(error))
+      if (!e.empty()) throw UsageError(e);
   }
 
   Transport& lookup(std::string_view name) {
     auto it = transports_.find(std::string(name));
     if (it == transports_.end())
-      it = transports_.emplace(std::string(name), make_transport(name, {&boot_, device_.get()})).first;
+      it = transports_.emplace(std::string(name), make_transport(name, {&boot_, device_.get(), o_.ib_device, o_.ib_port, o_.gid_index})).first;
     return *it->second;
   }
 

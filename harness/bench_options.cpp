@@ -51,6 +51,9 @@ BenchOptions parse_bench_options(int argc, char** argv) {
                                          " (default: cuda with -t nccl or -a ...nccl, else host)");
   app.add_flag("--allow-gpu-sharing", o.allow_gpu_sharing, "--device cuda: let several ranks share one GPU");
   app.add_flag("--lockstep", o.lockstep, "run schedules round by round, one message group per round (as -t nccl does)");
+  app.add_option("--ib-dev", o.ib_device, "-t ibverbs: RDMA device (default: the first with an active port)");
+  app.add_option("--ib-port", o.ib_port, "-t ibverbs: port number (default: the first active one)");
+  app.add_option("--gid-index", o.gid_index, "-t ibverbs: GID index (default on RoCE: the first RoCE v2 GID)");
   app.add_option("--chunk", chunk, "pipeline chunk size in bytes (0: one chunk per block)")->capture_default_str();
   app.add_option("--ranks-per-node", o.ranks_per_node, "hier / auto: ranks per node (default: from the launcher)");
   app.add_option("--inter", o.inter, "hier: algorithm between nodes")->capture_default_str();

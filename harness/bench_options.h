@@ -26,6 +26,9 @@ struct BenchOptions {
   std::string device = "host";     // host | cuda (default cuda when -t nccl or -a has nccl)
   bool allow_gpu_sharing = false;  // more ranks per node than GPUs
   bool lockstep = false;           // run schedules round by round (always on -t nccl)
+  std::string ib_device;           // -t ibverbs: --ib-dev (empty: first with an active port)
+  int ib_port = 0;                 // --ib-port (0: first active)
+  int gid_index = -1;              // --gid-index (-1: RoCE v2 chosen automatically)
   uint64_t chunk_bytes = 0;
   int ranks_per_node = 0;  // 0: from the launcher
   std::string inter = "ring", intra = "direct";

@@ -33,7 +33,8 @@ Executor::Executor(const RankSchedule& schedule, size_t element_size)
 
 // One-sided: attach this run's buffers as windows and take the run's message numbers.
 void Executor::begin_one_sided_run(Transport& transport, const RankBuffers& b) {
-  transport.attach_windows({b.output, schedule_.count * element_size_, b.scratch, schedule_.scratch_count * element_size_});
+  transport.attach_windows({b.output, schedule_.count * element_size_, b.scratch, schedule_.scratch_count * element_size_,
+                            b.input, schedule_.count * element_size_});
   Transport::MessageCounters& counters = *transport.message_counters();
   send_base_ = counters.sent;
   receive_base_ = counters.received;

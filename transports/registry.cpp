@@ -16,7 +16,7 @@ const std::vector<TransportInfo>& transports() {
       {"ucx-rma", "UCX one-sided put", nullptr, "not built: UCX was not found (configure with -DARLAB_WITH_UCX=ON)"},
 #endif
 #if ARLAB_HAVE_IBVERBS
-      {"ibverbs", "RDMA WRITE WITH IMMEDIATE over RC queue pairs", nullptr, "not in this version of arlab yet (libibverbs was found)"},
+      {"ibverbs", "RDMA WRITE WITH IMMEDIATE over RC queue pairs (InfiniBand / RoCE; GPUDirect with --device cuda)", make_ibverbs_transport, ""},
 #else
       {"ibverbs", "RDMA WRITE WITH IMMEDIATE over RC queue pairs", nullptr, "not built: libibverbs was not found (configure with -DARLAB_WITH_IBVERBS=ON)"},
 #endif

@@ -19,6 +19,10 @@ namespace arlab {
 struct TransportContext {
   Bootstrap* bootstrap = nullptr;
   Device* device = nullptr;
+  // -t ibverbs: --ib-dev, --ib-port, --gid-index (empty / 0 / -1: choose).
+  std::string ib_device;
+  int ib_port = 0;
+  int gid_index = -1;
 };
 
 struct TransportInfo {
@@ -40,5 +44,6 @@ std::unique_ptr<Transport> make_nccl_transport(const TransportContext& context);
 std::unique_ptr<Transport> make_shm_transport(const TransportContext& context);
 std::unique_ptr<Transport> make_ucx_transport(const TransportContext& context);
 std::unique_ptr<Transport> make_ucx_rma_transport(const TransportContext& context);
+std::unique_ptr<Transport> make_ibverbs_transport(const TransportContext& context);
 
 }  // namespace arlab

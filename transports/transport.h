@@ -63,6 +63,8 @@ struct Windows {
   size_t output_bytes;
   void* scratch;
   size_t scratch_bytes;
+  const void* input = nullptr;  // not a window (nobody writes into it), but a source of writes
+  size_t input_bytes = 0;
 };
 
 class Transport {

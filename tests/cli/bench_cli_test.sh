@@ -36,7 +36,13 @@ expect_usage_error "empty algorithm list" "-a: the algorithm list is empty" "$ar
 expect_usage_error "unknown datatype" "-d: unknown datatype 'float128' (accepted: int8" "$arlab" bench -d float128
 expect_usage_error "unknown op" "-o: unknown reduction 'xor' (accepted: sum, prod, min, max, avg)" "$arlab" bench -o xor
 expect_usage_error "unknown transport" "-t: unknown transport 'tcp' (accepted: mpi" "$arlab" bench -t tcp
-expect_usage_error "transport not built" "-t ibverbs: not in this version" "$arlab" bench -t ibverbs
+if [ -z "$(ls /sys/class/infiniband 2>/dev/null)" ]; then
+  expect_usage_error "-t ibverbs without an RDMA device" "-t ibverbs: no RDMA device on this machine" "$arlab" bench -t ibverbs
+  expect_usage_error "-t ibverbs without an RDMA device under mpirun -np 2" "-t ibverbs: no RDMA device" \
+    mpirun -q --oversubscribe -np 2 "$arlab" bench -t ibverbs -e 1K
+else
+  echo "skip: this machine has RDMA devices (jobs/ib-check.sh runs -t ibverbs on them)"
+fi
 expect_usage_error "zero factor" "-f: the step factor must be" "$arlab" bench -f 0
 expect_usage_error "negative factor" "-f: the step factor must be" "$arlab" bench -f -2
 expect_usage_error "zero iterations" "-n: at least 1 iteration" "$arlab" bench -n 0

@@ -1,6 +1,5 @@
 #include "transports/one_sided/one_sided_transport.h"
 
-#include <cstring>
 
 namespace arlab::one_sided {
 
@@ -20,7 +19,9 @@ RequestId OneSidedTransport::irecv(int, void*, size_t, uint32_t) {
 // Registration is cached: the exchange runs when any rank's buffers changed, which every
 // rank learns from one small all-reduce.
 void OneSidedTransport::attach_windows(const Windows& w) {
-  const bool mine_changed = !has_windows_ || std::memcmp(&w, &attached_, sizeof w) != 0;
+  attach_sources(w);
+  const bool mine_changed = !has_windows_ || w.output != attached_.output || w.output_bytes != attached_.output_bytes ||
+                            w.scratch != attached_.scratch || w.scratch_bytes != attached_.scratch_bytes;
   if (bootstrap_.sum(mine_changed ? 1 : 0) == 0) return;
   peers_ = publish(w);
   attached_ = w;

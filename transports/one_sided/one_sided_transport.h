@@ -45,6 +45,9 @@ class OneSidedTransport : public Transport {
   virtual void progress() {}
   // Makes this rank's windows writable by peers and returns every rank's descriptors.
   virtual std::vector<WindowDescriptor> publish(const Windows& windows) = 0;
+  // Called on every attach, on this rank alone: transports that must register the memory
+  // they send from (verbs) do it here.
+  virtual void attach_sources(const Windows& windows) { (void)windows; }
 
   // Completes every credit still in flight (before a transport tears down its memory).
   void complete_credits();
