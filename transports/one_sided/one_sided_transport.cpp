@@ -94,23 +94,8 @@ void OneSidedTransport::grant_deferred() {
   }
 }
 
-void OneSidedTransport::complete_credits() {
-  while (!credit_puts_.empty()) {
-    progress();
-    for (size_t i = 0; i < credit_puts_.size();) {
-      if (credit_puts_[i] == 0 || handle_done(credit_puts_[i])) {
-        credit_puts_[i] = credit_puts_.back();
-        credit_puts_.pop_back();
-      } else {
-        ++i;
-      }
-    }
-  }
-}
-
-bool OneSidedTransport::test(RequestId id) {
-  progress();
-  // Credits in flight need only completing.
+// Drops the credits whose puts have completed (their completion only frees resources).
+void OneSidedTransport::reap_credits() {
   for (size_t i = 0; i < credit_puts_.size();) {
     if (credit_puts_[i] == 0 || handle_done(credit_puts_[i])) {
       credit_puts_[i] = credit_puts_.back();
@@ -119,6 +104,18 @@ bool OneSidedTransport::test(RequestId id) {
       ++i;
     }
   }
+}
+
+void OneSidedTransport::complete_credits() {
+  while (!credit_puts_.empty()) {
+    progress();
+    reap_credits();
+  }
+}
+
+bool OneSidedTransport::test(RequestId id) {
+  progress();
+  reap_credits();
   Request& r = requests_[id];
   advance(r);
   if (r.state != Request::State::Done) return false;

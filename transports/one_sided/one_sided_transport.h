@@ -68,6 +68,7 @@ class OneSidedTransport : public Transport {
   RequestId allocate();
   void advance(Request& r);
   void grant_deferred();
+  void reap_credits();
 
   std::string name_;
   std::vector<Request> requests_;
