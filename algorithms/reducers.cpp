@@ -13,6 +13,7 @@
 #include <type_traits>
 
 #include "algorithms/half.h"
+#include "algorithms/reduce_ops.h"
 
 namespace arlab {
 namespace {
@@ -37,38 +38,10 @@ struct Element<bfloat16> {
   static bfloat16 store(float c) { return {float_to_bfloat16(c)}; }
 };
 
-// Integer sum and product in unsigned arithmetic: wrap-around, never signed overflow.
-template <class C>
-C wrapping_add(C a, C b) {
-  if constexpr (std::is_integral_v<C>) {
-    using U = std::make_unsigned_t<C>;
-    return static_cast<C>(static_cast<U>(static_cast<U>(a) + static_cast<U>(b)));
-  } else {
-    return a + b;
-  }
-}
-template <class C>
-C wrapping_mul(C a, C b) {
-  if constexpr (std::is_integral_v<C>) {
-    using U = std::conditional_t<(sizeof(C) < sizeof(unsigned)), unsigned, std::make_unsigned_t<C>>;
-    return static_cast<C>(static_cast<U>(static_cast<U>(a) * static_cast<U>(b)));
-  } else {
-    return a * b;
-  }
-}
-
-struct Sum {
-  template <class C> static C apply(C a, C b) { return wrapping_add(a, b); }
-};
-struct Prod {
-  template <class C> static C apply(C a, C b) { return wrapping_mul(a, b); }
-};
-struct Min {
-  template <class C> static C apply(C a, C b) { return b < a ? b : a; }
-};
-struct Max {
-  template <class C> static C apply(C a, C b) { return a < b ? b : a; }
-};
+using reduce_ops::Max;
+using reduce_ops::Min;
+using reduce_ops::Prod;
+using reduce_ops::Sum;
 
 #if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
 #define ARLAB_CPU_CLONES __attribute__((target_clones("default", "arch=x86-64-v3", "arch=x86-64-v4")))

@@ -4,6 +4,7 @@
 #include <cstring>
 #include <new>
 
+#include "algorithms/named_table.h"
 #include "algorithms/reducers.h"
 #include "arlab_config.h"
 #include "harness/check_data.h"
@@ -73,17 +74,9 @@ const std::vector<DeviceInfo>& devices() {
   return table;
 }
 
-const DeviceInfo* find_device(std::string_view name) {
-  for (const auto& d : devices())
-    if (d.name == name) return &d;
-  return nullptr;
-}
+const DeviceInfo* find_device(std::string_view name) { return find_named(devices(), name); }
 
-std::string device_names() {
-  std::string out;
-  for (const auto& d : devices()) out += (out.empty() ? "" : ", ") + std::string(d.name);
-  return out;
-}
+std::string device_names() { return join_names(devices()); }
 
 std::unique_ptr<Device> make_device(std::string_view name, const DeviceRequest& request) {
   const DeviceInfo* d = find_device(name);

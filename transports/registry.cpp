@@ -1,5 +1,6 @@
 #include "transports/registry.h"
 
+#include "algorithms/named_table.h"
 #include "arlab_config.h"
 
 namespace arlab {
@@ -29,16 +30,15 @@ const std::vector<TransportInfo>& transports() {
   return table;
 }
 
-const TransportInfo* find_transport(std::string_view name) {
-  for (const auto& t : transports())
-    if (t.name == name) return &t;
-  return nullptr;
-}
+const TransportInfo* find_transport(std::string_view name) { return find_named(transports(), name); }
 
-std::string transport_names() {
-  std::string out;
-  for (const auto& t : transports()) out += (out.empty() ? "" : ", ") + std::string(t.name);
-  return out;
+std::string transport_names() { return join_names(transports()); }
+
+Bootstrap& host_memory_bootstrap(const TransportContext& context, const std::string& transport) {
+  if (!context.bootstrap) throw TransportUnavailable("-t " + transport + ": needs the run's bootstrap");
+  if (context.device && context.device->is_gpu())
+    throw TransportUnavailable("-t " + transport + " moves host memory; with --device cuda use -t nccl");
+  return *context.bootstrap;
 }
 
 std::unique_ptr<Transport> make_transport(std::string_view name, const TransportContext& context) {

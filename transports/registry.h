@@ -39,6 +39,10 @@ std::string transport_names();  // every listed name, available or not
 // Creates the transport; TransportUnavailable (naming the flag's accepted values) otherwise.
 std::unique_ptr<Transport> make_transport(std::string_view name, const TransportContext& context = {});
 
+// For transports that move host memory through the run's bootstrap (shm, ucx, ucx-rma):
+// the bootstrap, or TransportUnavailable naming the transport when it cannot serve.
+Bootstrap& host_memory_bootstrap(const TransportContext& context, const std::string& transport);
+
 std::unique_ptr<Transport> make_mpi_transport(const TransportContext& context);
 std::unique_ptr<Transport> make_nccl_transport(const TransportContext& context);
 std::unique_ptr<Transport> make_shm_transport(const TransportContext& context);

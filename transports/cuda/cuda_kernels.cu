@@ -6,6 +6,7 @@
 
 #include <type_traits>
 
+#include "algorithms/reduce_ops.h"
 #include "transports/cuda/cuda_kernels.h"
 
 namespace arlab::cuda {
@@ -46,38 +47,10 @@ struct Element<BFloat> {
   }
 };
 
-// Integer sum and product in unsigned arithmetic: wrap-around, never signed overflow.
-template <class C>
-__device__ C wrapping_add(C a, C b) {
-  if constexpr (std::is_integral_v<C>) {
-    using U = std::make_unsigned_t<C>;
-    return static_cast<C>(static_cast<U>(static_cast<U>(a) + static_cast<U>(b)));
-  } else {
-    return a + b;
-  }
-}
-template <class C>
-__device__ C wrapping_mul(C a, C b) {
-  if constexpr (std::is_integral_v<C>) {
-    using U = std::conditional_t<(sizeof(C) < sizeof(unsigned)), unsigned, std::make_unsigned_t<C>>;
-    return static_cast<C>(static_cast<U>(static_cast<U>(a) * static_cast<U>(b)));
-  } else {
-    return a * b;
-  }
-}
-
-struct Sum {
-  template <class C> __device__ static C apply(C a, C b) { return wrapping_add(a, b); }
-};
-struct Prod {
-  template <class C> __device__ static C apply(C a, C b) { return wrapping_mul(a, b); }
-};
-struct Min {
-  template <class C> __device__ static C apply(C a, C b) { return b < a ? b : a; }
-};
-struct Max {
-  template <class C> __device__ static C apply(C a, C b) { return a < b ? b : a; }
-};
+using reduce_ops::Max;
+using reduce_ops::Min;
+using reduce_ops::Prod;
+using reduce_ops::Sum;
 
 template <class T, class Op>
 __device__ T combine(T x, T y) {

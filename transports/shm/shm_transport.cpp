@@ -133,10 +133,7 @@ class ShmTransport final : public one_sided::OneSidedTransport {
 }  // namespace
 
 std::unique_ptr<Transport> make_shm_transport(const TransportContext& context) {
-  if (!context.bootstrap) throw TransportUnavailable("-t shm: needs the run's bootstrap");
-  if (context.device && context.device->is_gpu())
-    throw TransportUnavailable("-t shm moves host memory; with --device cuda use -t nccl");
-  return std::make_unique<ShmTransport>(*context.bootstrap);
+  return std::make_unique<ShmTransport>(host_memory_bootstrap(context, "shm"));
 }
 
 }  // namespace arlab

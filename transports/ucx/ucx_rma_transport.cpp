@@ -224,10 +224,7 @@ class UcxRmaTransport final : public one_sided::OneSidedTransport {
 }  // namespace
 
 std::unique_ptr<Transport> make_ucx_rma_transport(const TransportContext& context) {
-  if (!context.bootstrap) throw TransportUnavailable("-t ucx-rma: needs the run's bootstrap");
-  if (context.device && context.device->is_gpu())
-    throw TransportUnavailable("-t ucx-rma here moves host memory; with --device cuda use -t nccl");
-  return std::make_unique<UcxRmaTransport>(*context.bootstrap);
+  return std::make_unique<UcxRmaTransport>(host_memory_bootstrap(context, "ucx-rma"));
 }
 
 }  // namespace arlab

@@ -72,10 +72,7 @@ class UcxTransport final : public Transport {
 }  // namespace
 
 std::unique_ptr<Transport> make_ucx_transport(const TransportContext& context) {
-  if (!context.bootstrap) throw TransportUnavailable("-t ucx: needs the run's bootstrap");
-  if (context.device && context.device->is_gpu())
-    throw TransportUnavailable("-t ucx here moves host memory; with --device cuda use -t nccl");
-  return std::make_unique<UcxTransport>(*context.bootstrap);
+  return std::make_unique<UcxTransport>(host_memory_bootstrap(context, "ucx"));
 }
 
 }  // namespace arlab
