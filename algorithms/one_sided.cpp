@@ -7,20 +7,21 @@
 
 namespace arlab {
 
-void lower_to_one_sided(std::vector<RankSchedule>& world) {
+void lower_to_one_sided(std::vector<RankSchedule>& world, const std::function<bool(int, int)>& lower) {
+  const auto lowered = [&](int from, int to) { return !lower || lower(from, to); };
   const int n = static_cast<int>(world.size());
   // receives[b][a]: indices (into b's ops) of b's receives from a, in op order.
   std::vector<std::map<int, std::vector<size_t>>> receives(n);
   for (int b = 0; b < n; ++b) {
     const auto ops = world[b].all_ops();
     for (size_t i = 0; i < ops.size(); ++i)
-      if (ops[i].kind == OpKind::Recv) receives[b][ops[i].peer].push_back(i);
+      if (ops[i].kind == OpKind::Recv && lowered(ops[i].peer, b)) receives[b][ops[i].peer].push_back(i);
   }
   // Each send takes the destination of its matching receive; then receives become waits.
   for (int a = 0; a < n; ++a) {
     std::map<int, size_t> sent;  // sends so far to each peer
     for (Op& op : world[a].mutable_ops()) {
-      if (op.kind != OpKind::Send) continue;
+      if (op.kind != OpKind::Send || !lowered(a, op.peer)) continue;
       const int b = op.peer;
       const size_t k = sent[b]++;
       const auto it = b >= 0 && b < n ? receives[b].find(a) : receives[a].end();
@@ -34,9 +35,9 @@ void lower_to_one_sided(std::vector<RankSchedule>& world) {
       op = Op::write(b, op.a(), recv.dst());
     }
   }
-  for (RankSchedule& s : world)
-    for (Op& op : s.mutable_ops())
-      if (op.kind == OpKind::Recv) op = Op::wait_signal(op.peer, op.dst());
+  for (int b = 0; b < n; ++b)
+    for (Op& op : world[b].mutable_ops())
+      if (op.kind == OpKind::Recv && lowered(op.peer, b)) op = Op::wait_signal(op.peer, op.dst());
 }
 
 }  // namespace arlab

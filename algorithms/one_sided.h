@@ -6,13 +6,15 @@
 // the lowered world exactly as it proves the two-sided one.
 #pragma once
 
+#include <functional>
 #include <vector>
 
 #include "algorithms/schedule.h"
 
 namespace arlab {
 
-// Rewrites world in place. Throws ScheduleError when sends and receives do not pair up.
-void lower_to_one_sided(std::vector<RankSchedule>& world);
+// Rewrites world in place: the messages from a to b for which lower(a, b) holds (all of
+// them by default). Throws ScheduleError when sends and receives do not pair up.
+void lower_to_one_sided(std::vector<RankSchedule>& world, const std::function<bool(int, int)>& lower = nullptr);
 
 }  // namespace arlab

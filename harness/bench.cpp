@@ -116,7 +116,7 @@ class BenchRun {
   Transport& lookup(std::string_view name) {
     auto it = transports_.find(std::string(name));
     if (it == transports_.end())
-      it = transports_.emplace(std::string(name), make_transport(name, {&boot_, device_.get(), o_.ib_device, o_.ib_port, o_.gid_index})).first;
+      it = transports_.emplace(std::string(name), make_transport(name, {&boot_, device_.get(), o_.ib_device, o_.ib_port, o_.gid_index, o_.ranks_per_node})).first;
     return *it->second;
   }
 

@@ -34,7 +34,7 @@ class ScheduledAllreduce final : public Collective {
     } else if (transport.capabilities().one_sided) {
       // Senders write straight into receivers' buffers: every send learns its destination.
       std::vector<RankSchedule> world = generate_world(p, algorithm.generate);
-      lower_to_one_sided(world);
+      lower_to_one_sided(world, [&](int a, int b) { return transport.one_sided_between(a, b); });
       schedule_ = std::move(world[p.rank]);
       executor_ = std::make_unique<Executor>(schedule_, p.element_size);
     } else {

@@ -98,14 +98,16 @@ void Executor::start_step(Transport& transport, const LocalWork& work, const Ran
       const uint32_t tag = tags_[first + i];
       if (pass == 0 && is_incoming(op.kind)) {
         // On a two-sided transport a one-sided wait is a receive into the same slice.
-        const RequestId id = one_sided_ ? transport.wait_signal(op.peer, receive_base_[op.peer] + tag)
-                                        : transport.irecv(op.peer, address(op.dst_buffer, op.dst_offset), bytes, tag);
+        const RequestId id = one_sided_ && op.kind == OpKind::WaitSignal
+                                 ? transport.wait_signal(op.peer, receive_base_[op.peer] + tag)
+                                 : transport.irecv(op.peer, address(op.dst_buffer, op.dst_offset), bytes, tag);
         in_flight_.push_back({id, step});
         ++pending_[step];
       } else if (pass == 1 && is_outgoing(op.kind)) {
         // On a two-sided transport a one-sided write is a send; the receiver's wait names the destination.
         const RequestId id =
-            one_sided_ ? transport.write(op.peer, address(op.a_buffer, op.a_offset), bytes,
+            one_sided_ && op.kind == OpKind::Write
+                       ? transport.write(op.peer, address(op.a_buffer, op.a_offset), bytes,
                                          op.dst_buffer == BufferId::Scratch ? WindowId::Scratch : WindowId::Output,
                                          op.dst_offset * element_size_, send_base_[op.peer] + tag)
                        : transport.isend(op.peer, address(op.a_buffer, op.a_offset), bytes, tag);

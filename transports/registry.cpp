@@ -9,12 +9,15 @@ const std::vector<TransportInfo>& transports() {
   static const std::vector<TransportInfo> table = {
       {"mpi", "MPI_Isend / MPI_Irecv (any launcher, any number of ranks)", make_mpi_transport, ""},
       {"shm", "one node: one-copy writes (cross-memory attach) + flags in POSIX shared memory", make_shm_transport, ""},
+      {"shm+mpi", "shm inside a node, MPI between nodes (hier's two halves)", make_shm_mpi_transport, ""},
 #if ARLAB_HAVE_UCX
       {"ucx", "UCX tag send / recv (wires from UCX_TLS)", make_ucx_transport, ""},
       {"ucx-rma", "UCX one-sided put + fence + flag (wires from UCX_TLS)", make_ucx_rma_transport, ""},
+      {"shm+ucx", "shm inside a node, UCX tag send / recv between nodes", make_shm_ucx_transport, ""},
 #else
       {"ucx", "UCX tag send / recv", nullptr, "not built: UCX was not found (configure with -DARLAB_WITH_UCX=ON)"},
       {"ucx-rma", "UCX one-sided put", nullptr, "not built: UCX was not found (configure with -DARLAB_WITH_UCX=ON)"},
+      {"shm+ucx", "shm inside a node, UCX between nodes", nullptr, "not built: UCX was not found (configure with -DARLAB_WITH_UCX=ON)"},
 #endif
 #if ARLAB_HAVE_IBVERBS
       {"ibverbs", "RDMA WRITE WITH IMMEDIATE over RC queue pairs (InfiniBand / RoCE; GPUDirect with --device cuda)", make_ibverbs_transport, ""},

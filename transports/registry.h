@@ -23,6 +23,8 @@ struct TransportContext {
   std::string ib_device;
   int ib_port = 0;
   int gid_index = -1;
+  // Composite transports (shm+mpi, shm+ucx): ranks per node, 0 = as the launcher placed them.
+  int ranks_per_node = 0;
 };
 
 struct TransportInfo {
@@ -49,5 +51,7 @@ std::unique_ptr<Transport> make_shm_transport(const TransportContext& context);
 std::unique_ptr<Transport> make_ucx_transport(const TransportContext& context);
 std::unique_ptr<Transport> make_ucx_rma_transport(const TransportContext& context);
 std::unique_ptr<Transport> make_ibverbs_transport(const TransportContext& context);
+std::unique_ptr<Transport> make_shm_mpi_transport(const TransportContext& context);
+std::unique_ptr<Transport> make_shm_ucx_transport(const TransportContext& context);
 
 }  // namespace arlab

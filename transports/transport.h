@@ -103,6 +103,12 @@ class Transport {
     (void)peer, (void)src, (void)bytes, (void)window, (void)offset, (void)seq;
     throw TransportUnavailable("transport '" + name() + "' has no one-sided write");
   }
+  // Whether messages from rank a to rank b go one-sided (write + signal) on this transport;
+  // the rest go two-sided (isend / irecv). A composite transport answers per pair.
+  virtual bool one_sided_between(int a, int b) const {
+    (void)a, (void)b;
+    return capabilities().one_sided;
+  }
   // Where the numbering of each peer's messages stands; a run takes its numbers from here
   // and advances it by the messages it exchanges with each peer.
   struct MessageCounters {

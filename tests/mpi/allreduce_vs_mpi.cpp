@@ -113,7 +113,7 @@ int main(int argc, char** argv) {
   const auto wanted = [](const std::vector<std::string>& list, std::string_view name) {
     return list.empty() || std::find(list.begin(), list.end(), name) != list.end();
   };
-  auto ours_transport = transport_name == "mpi" ? nullptr : make_transport(transport_name, {boot.get(), host.get(), "", 0, -1});
+  auto ours_transport = transport_name == "mpi" ? nullptr : make_transport(transport_name, {boot.get(), host.get(), "", 0, -1, ranks_per_node});
   Transport* transport = ours_transport ? ours_transport.get() : mpi.get();
   // (algorithm, inter) pairs to run: hier once per flat algorithm between nodes.
   std::vector<std::pair<std::string, std::string>> variants;

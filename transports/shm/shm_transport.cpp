@@ -3,6 +3,9 @@
 // from the sender's buffer into the receiver's window, by cross-memory attach
 // (process_vm_writev: the kernel copies between the two address spaces).
 //
+// Ranks on other nodes are not mapped: as the inside-a-node half of a composite transport
+// (transports/hybrid/), shm serves only the pairs that share a node.
+//
 // Segments are named per job (/arlab.<job id>.<rank>, the id made by rank 0 and broadcast),
 // so two jobs on one node never meet, and each is unlinked as soon as every rank has mapped
 // it: the mappings stay valid, and nothing is left in /dev/shm however the job ends.
@@ -18,6 +21,7 @@
 
 #include "transports/one_sided/one_sided_transport.h"
 #include "transports/registry.h"
+#include "transports/shm/shm_transport.h"
 
 namespace arlab {
 namespace {
@@ -26,10 +30,8 @@ std::string errno_text() { return std::strerror(errno); }
 
 class ShmTransport final : public one_sided::OneSidedTransport {
  public:
-  explicit ShmTransport(Bootstrap& boot) : OneSidedTransport(boot, "shm") {
-    if (boot.local_size() != boot.size())
-      throw TransportUnavailable("-t shm needs every rank on one node (" + std::to_string(boot.size()) + " ranks, " +
-                                 std::to_string(boot.local_size()) + " on this node); use -t ucx between nodes");
+  // node_of[r]: the node of rank r; this rank maps the segments of the ranks on its node.
+  ShmTransport(Bootstrap& boot, std::vector<int> node_of) : OneSidedTransport(boot, "shm"), node_of_(std::move(node_of)) {
     uint64_t job = 0;
     if (boot.rank() == 0)
       job = static_cast<uint64_t>(getpid()) << 32 ^
@@ -51,7 +53,7 @@ class ShmTransport final : public one_sided::OneSidedTransport {
     header(boot.rank())->pid = getpid();
     boot.barrier();
     for (int r = 0; r < boot.size(); ++r) {
-      if (r == boot.rank()) continue;
+      if (r == boot.rank() || node_of_[r] != node_of_[boot.rank()]) continue;
       const std::string name = segment_name(job, r);
       const int peer_fd = shm_open(name.c_str(), O_RDWR, 0);
       if (peer_fd < 0) throw TransportError("shm_open(" + name + ") of rank " + std::to_string(r) + " failed: " + errno_text());
@@ -59,7 +61,8 @@ class ShmTransport final : public one_sided::OneSidedTransport {
     }
     boot.barrier();  // everyone has mapped everything: the names can go
     shm_unlink(mine.c_str());
-    for (int r = 0; r < boot.size(); ++r) pids_[r] = header(r)->pid;
+    for (int r = 0; r < boot.size(); ++r)
+      if (segments_[r]) pids_[r] = header(r)->pid;
     bytes_ = bytes;
   }
 
@@ -125,6 +128,7 @@ class ShmTransport final : public one_sided::OneSidedTransport {
   Header* header(int r) { return reinterpret_cast<Header*>(segments_[r]); }
   uint64_t* flag(int r, size_t offset) { return reinterpret_cast<uint64_t*>(segments_[r] + sizeof(Header) + offset); }
 
+  std::vector<int> node_of_;
   std::vector<char*> segments_;
   std::vector<pid_t> pids_;
   size_t bytes_ = 0;
@@ -133,7 +137,15 @@ class ShmTransport final : public one_sided::OneSidedTransport {
 }  // namespace
 
 std::unique_ptr<Transport> make_shm_transport(const TransportContext& context) {
-  return std::make_unique<ShmTransport>(host_memory_bootstrap(context, "shm"));
+  Bootstrap& boot = host_memory_bootstrap(context, "shm");
+  if (boot.local_size() != boot.size())
+    throw TransportUnavailable("-t shm needs every rank on one node (" + std::to_string(boot.size()) + " ranks, " +
+                               std::to_string(boot.local_size()) + " on this node); use -t shm+ucx or -t ucx");
+  return std::make_unique<ShmTransport>(boot, std::vector<int>(boot.size(), 0));
+}
+
+std::unique_ptr<Transport> make_shm_transport_for_nodes(Bootstrap& bootstrap, std::vector<int> node_of) {
+  return std::make_unique<ShmTransport>(bootstrap, std::move(node_of));
 }
 
 }  // namespace arlab
