@@ -93,11 +93,7 @@ ibv_qp* create_qp(ibv_pd* pd, ibv_cq* cq, uint32_t max_send, uint32_t max_recv) 
 
 // RESET -> INIT: which port, and what peers may do to our memory through this QP: write only.
 void to_init(ibv_qp* qp, const Port& port) {
-  ibv_qp_attr attr{};
-  attr.qp_state = IBV_QPS_INIT;
-  attr.pkey_index = 0;
-  attr.port_num = port.port;
-  attr.qp_access_flags = IBV_ACCESS_REMOTE_WRITE;
+  ibv_qp_attr attr{.qp_state = IBV_QPS_INIT, .qp_access_flags = IBV_ACCESS_REMOTE_WRITE, .pkey_index = 0, .port_num = port.port};
   check(ibv_modify_qp(qp, &attr, IBV_QP_STATE | IBV_QP_PKEY_INDEX | IBV_QP_PORT | IBV_QP_ACCESS_FLAGS),
         "ibv_modify_qp(INIT)");
 }
@@ -105,15 +101,13 @@ void to_init(ibv_qp* qp, const Port& port) {
 // INIT -> RTR (ready to receive): where the remote QP is (LID, or GID on RoCE), its number
 // and first PSN. No RDMA READs are ever issued, so no read resources are reserved.
 void to_rtr(ibv_qp* qp, const Port& port, const Endpoint& remote) {
-  ibv_qp_attr attr{};
-  attr.qp_state = IBV_QPS_RTR;
-  attr.path_mtu = port.attr.active_mtu;
-  attr.dest_qp_num = remote.qp_num;
-  attr.rq_psn = remote.psn;
-  attr.max_dest_rd_atomic = 0;
-  attr.min_rnr_timer = 12;
-  attr.ah_attr.port_num = port.port;
-  attr.ah_attr.dlid = remote.lid;
+  ibv_qp_attr attr{.qp_state = IBV_QPS_RTR,
+                   .path_mtu = port.attr.active_mtu,
+                   .rq_psn = remote.psn,
+                   .dest_qp_num = remote.qp_num,
+                   .ah_attr = {.dlid = remote.lid, .port_num = port.port},
+                   .max_dest_rd_atomic = 0,
+                   .min_rnr_timer = 12};
   if (port.gid_index >= 0) {
     attr.ah_attr.is_global = 1;
     attr.ah_attr.grh.dgid = remote.gid;
@@ -128,13 +122,12 @@ void to_rtr(ibv_qp* qp, const Port& port, const Endpoint& remote) {
 
 // RTR -> RTS (ready to send): our first PSN and how hard to retry a lost or unready peer.
 void to_rts(ibv_qp* qp, uint32_t my_psn) {
-  ibv_qp_attr attr{};
-  attr.qp_state = IBV_QPS_RTS;
-  attr.sq_psn = my_psn;
-  attr.timeout = 14;
-  attr.retry_cnt = 7;
-  attr.rnr_retry = 7;  // a receiver out of posted receives: retry for ever
-  attr.max_rd_atomic = 0;
+  ibv_qp_attr attr{.qp_state = IBV_QPS_RTS,
+                   .sq_psn = my_psn,
+                   .max_rd_atomic = 0,
+                   .timeout = 14,
+                   .retry_cnt = 7,
+                   .rnr_retry = 7};  // a receiver out of posted receives: retry for ever
   check(ibv_modify_qp(qp, &attr,
                       IBV_QP_STATE | IBV_QP_SQ_PSN | IBV_QP_TIMEOUT | IBV_QP_RETRY_CNT | IBV_QP_RNR_RETRY |
                           IBV_QP_MAX_QP_RD_ATOMIC),
