@@ -82,7 +82,7 @@ class NativeAllreduce final : public Collective {
     if (device.is_gpu() && !transport.capabilities().gpu_memory)
       throw UsageError("-a " + spec.algorithm + ": the " + transport.name() + " library here cannot read GPU memory (" +
                        (transport.name() == "mpi" ? "this MPI is not CUDA-aware" : "no GPU support") +
-                       "); leave it out of -a with --device " + "cuda, or use --device host");
+                       "); leave it out of -a with --device cuda, or use --device host");
   }
   void run(const void* input, void* output) override {
     transport_.native_allreduce(input, output, spec_.count, native_reduction(spec_.type, spec_.op));
