@@ -113,7 +113,8 @@ std::string to_string(const Slice& s) {
 }
 
 std::string to_string(const Op& op) {
-  const std::string peer = "r" + std::to_string(op.peer);
+  std::string peer = "r";  // appended, not "r" + ...: GCC 12 warns falsely on that (-Wrestrict, PR105329)
+  peer += std::to_string(op.peer);
   switch (op.kind) {
     case OpKind::Send: return "send " + to_string(op.a()) + " -> " + peer;
     case OpKind::Recv: return "recv " + to_string(op.dst()) + " <- " + peer;
