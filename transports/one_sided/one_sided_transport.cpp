@@ -44,9 +44,13 @@ RequestId OneSidedTransport::write(int peer, const void* src, size_t bytes, Wind
   const WindowDescriptor& d = peers_[peer];
   const RemoteWindow remote = window == WindowId::Output ? RemoteWindow{d.output_address, d.output_bytes}
                                                          : RemoteWindow{d.scratch_address, d.scratch_bytes};
-  const std::string what = name_ + " write of message " + std::to_string(seq) + " to rank " + std::to_string(peer) +
-                           (window == WindowId::Output ? " (output window)" : " (scratch window)");
-  const uint64_t address = remote.target(offset, bytes, what);  // refused before anything moves
+  // Refused before anything moves; the message is built only then.
+  const uint64_t address =
+      remote.holds(offset, bytes)
+          ? remote.address + offset
+          : remote.target(offset, bytes,
+                          name_ + " write of message " + std::to_string(seq) + " to rank " + std::to_string(peer) +
+                              (window == WindowId::Output ? " (output window)" : " (scratch window)"));
   const RequestId id = allocate();
   requests_[id] = {Request::State::AwaitCredit, peer, src, bytes, address, seq, 0, window};
   advance(requests_[id]);

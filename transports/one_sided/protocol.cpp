@@ -18,7 +18,7 @@ uint64_t Immediate::decode(uint32_t imm, uint64_t expected) {
 }
 
 uint64_t RemoteWindow::target(uint64_t offset, uint64_t length, const std::string& what) const {
-  if (offset > bytes || length > bytes - offset)
+  if (!holds(offset, length))
     throw TransportError(what + ": bytes [" + std::to_string(offset) + ", " + std::to_string(offset + length) +
                          ") fall outside the peer's window of " + std::to_string(bytes) + " bytes");
   return address + offset;

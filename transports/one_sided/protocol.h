@@ -76,7 +76,8 @@ struct Immediate {
 struct RemoteWindow {
   uint64_t address = 0;
   uint64_t bytes = 0;
-  // Throws TransportError naming the transport, peer and window.
+  bool holds(uint64_t offset, uint64_t length) const { return offset <= bytes && length <= bytes - offset; }
+  // The address to write to; TransportError naming `what` when the bytes fall outside.
   uint64_t target(uint64_t offset, uint64_t length, const std::string& what) const;
 };
 

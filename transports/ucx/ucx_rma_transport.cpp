@@ -111,10 +111,13 @@ class UcxRmaTransport final : public one_sided::OneSidedTransport {
 
   bool handle_done(Handle h) override {
     PutPair& pair = puts_[h];
-    if (pair.data && !worker_.poll(pair.data, "ucp_put_nbx (data)")) return false;
-    pair.data = nullptr;
-    if (pair.flag && !worker_.poll(pair.flag, "ucp_put_nbx (flag)")) return false;
-    pair.flag = nullptr;
+    for (auto [request, what] : {std::pair{&pair.data, "ucp_put_nbx (data)"}, std::pair{&pair.flag, "ucp_put_nbx (flag)"}}) {
+      if (!*request) continue;
+      const ucs_status_t status = worker_.poll(*request);
+      if (status == UCS_INPROGRESS) return false;
+      *request = nullptr;
+      ucx::check(status, what);
+    }
     free_handles_.push_back(h);
     return true;
   }

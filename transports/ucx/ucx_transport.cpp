@@ -22,43 +22,54 @@ class UcxTransport final : public Transport {
 
   RequestId isend(int peer, const void* data, size_t bytes, uint32_t tag) override {
     ucp_request_param_t param{};
-    void* request = ucp_tag_send_nbx(worker_.endpoint(peer), data, bytes, make_tag(rank(), tag), &param);
-    return track(request, "ucp_tag_send_nbx(" + std::to_string(bytes) + " bytes to rank " + std::to_string(peer) + ")");
+    return track(ucp_tag_send_nbx(worker_.endpoint(peer), data, bytes, make_tag(rank(), tag), &param), {true, peer, bytes});
   }
 
   RequestId irecv(int peer, void* data, size_t bytes, uint32_t tag) override {
     ucp_request_param_t param{};
-    void* request = ucp_tag_recv_nbx(worker_.worker(), data, bytes, make_tag(peer, tag), ~ucp_tag_t{0}, &param);
-    return track(request, "ucp_tag_recv_nbx(" + std::to_string(bytes) + " bytes from rank " + std::to_string(peer) + ")");
+    return track(ucp_tag_recv_nbx(worker_.worker(), data, bytes, make_tag(peer, tag), ~ucp_tag_t{0}, &param),
+                 {false, peer, bytes});
   }
 
   bool test(RequestId id) override {
     Slot& slot = slots_[id];
-    if (!worker_.poll(slot.request, slot.what)) return false;
+    const ucs_status_t status = worker_.poll(slot.request);
+    if (status == UCS_INPROGRESS) return false;
     slot.request = nullptr;
     free_.push_back(id);
+    ucx::check(status, slot.message.describe());
     return true;
   }
 
   void barrier() override { bootstrap_.barrier(); }
 
  private:
+  // What a request is, for the error message (built only when one fails).
+  struct Message {
+    bool send;
+    int peer;
+    size_t bytes;
+    std::string describe() const {
+      return std::string(send ? "ucp_tag_send_nbx(" : "ucp_tag_recv_nbx(") + std::to_string(bytes) +
+             (send ? " bytes to rank " : " bytes from rank ") + std::to_string(peer) + ")";
+    }
+  };
   struct Slot {
     void* request;
-    std::string what;
+    Message message;
   };
   static ucp_tag_t make_tag(int from, uint32_t tag) { return (static_cast<ucp_tag_t>(from) << 32) | tag; }
 
-  RequestId track(void* request, std::string what) {
-    if (UCS_PTR_IS_ERR(request)) ucx::check(UCS_PTR_STATUS(request), what);
+  RequestId track(void* request, const Message& message) {
+    if (UCS_PTR_IS_ERR(request)) ucx::check(UCS_PTR_STATUS(request), message.describe());
     RequestId id;
     if (free_.empty()) {
       id = static_cast<RequestId>(slots_.size());
-      slots_.push_back({request, std::move(what)});
+      slots_.push_back({request, message});
     } else {
       id = free_.back();
       free_.pop_back();
-      slots_[id] = {request, std::move(what)};
+      slots_[id] = {request, message};
     }
     return id;
   }

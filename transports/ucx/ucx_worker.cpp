@@ -65,19 +65,19 @@ Worker::~Worker() {
 }
 
 void Worker::wait(void* request, const std::string& what) {
-  while (!poll(request, what)) {
+  ucs_status_t status;
+  while ((status = poll(request)) == UCS_INPROGRESS) {
   }
+  check(status, what);
 }
 
-bool Worker::poll(void* request, const std::string& what) {
-  if (request == nullptr) return true;  // completed at once
-  if (UCS_PTR_IS_ERR(request)) check(UCS_PTR_STATUS(request), what);
+ucs_status_t Worker::poll(void* request) {
+  if (request == nullptr) return UCS_OK;  // completed at once
+  if (UCS_PTR_IS_ERR(request)) return UCS_PTR_STATUS(request);
   ucp_worker_progress(worker_);
   const ucs_status_t status = ucp_request_check_status(request);
-  if (status == UCS_INPROGRESS) return false;
-  ucp_request_free(request);
-  check(status, what);
-  return true;
+  if (status != UCS_INPROGRESS) ucp_request_free(request);
+  return status;
 }
 
 std::string Worker::transports_in_use() const {

@@ -32,8 +32,9 @@ class Worker {
   }
   // Drives `request` (from a *_nbx call) to completion; throws on error.
   void wait(void* request, const std::string& what);
-  // Polls `request`: true when done (and frees it); throws on error.
-  bool poll(void* request, const std::string& what);
+  // Progresses and polls `request` (from a *_nbx call): UCS_INPROGRESS while it runs, else
+  // its final status (the request is then freed).
+  ucs_status_t poll(void* request);
   std::string transports_in_use() const;  // e.g. "sm,self" from UCX_TLS, for the report
 
  private:
