@@ -46,6 +46,7 @@ class BenchRun {
       refusal = e.what();
     }
     agree(refusal);
+    check_lockstep(o.lockstep, *transport_);  // the same on every rank
     if (device_->is_gpu() && !transport_->capabilities().gpu_memory)
       throw UsageError("-t " + o.transport + " cannot move GPU memory (" +
                        (o.transport == "mpi" ? "this MPI is not CUDA-aware" : "no GPU support") +

@@ -25,21 +25,22 @@ class ScheduledAllreduce final : public Collective {
     p.ranks_per_node = spec.ranks_per_node;
     p.inter = spec.inter;
     p.intra = spec.intra;
-    if (spec.lockstep || transport.capabilities().stream_ordered) {
-      // Every rank derives the same rounds from the whole world's schedules.
-      std::vector<RankSchedule> world = generate_world(p, algorithm.generate);
-      const auto rounds = lockstep_rounds(world);
-      schedule_ = std::move(world[p.rank]);
-      lockstep_ = std::make_unique<LockstepExecutor>(schedule_, rounds[p.rank], p.element_size);
-    } else if (transport.capabilities().one_sided) {
-      // Senders write straight into receivers' buffers: every send learns its destination.
-      std::vector<RankSchedule> world = generate_world(p, algorithm.generate);
-      lower_to_one_sided(world, [&](int a, int b) { return transport.one_sided_between(a, b); });
-      schedule_ = std::move(world[p.rank]);
-      executor_ = std::make_unique<Executor>(schedule_, p.element_size);
-    } else {
+    const TransportCapabilities caps = transport.capabilities();
+    const bool lockstep = spec.lockstep || caps.stream_ordered;
+    check_lockstep(spec.lockstep, transport);
+    if (!lockstep && !caps.one_sided) {
       schedule_ = algorithm.generate(p);
       executor_ = std::make_unique<Executor>(schedule_, p.element_size);
+    } else {
+      // Both lowerings read the whole world: rounds that every rank agrees on, or the
+      // destination of every send (senders write straight into receivers' buffers).
+      std::vector<RankSchedule> world = generate_world(p, algorithm.generate);
+      std::vector<std::vector<uint32_t>> rounds;
+      if (lockstep) rounds = lockstep_rounds(world);
+      else lower_to_one_sided(world, [&](int a, int b) { return transport.one_sided_between(a, b); });
+      schedule_ = std::move(world[p.rank]);
+      if (lockstep) lockstep_ = std::make_unique<LockstepExecutor>(schedule_, rounds[p.rank], p.element_size);
+      else executor_ = std::make_unique<Executor>(schedule_, p.element_size);
     }
     scratch_ = DeviceBuffer(device, schedule_.scratch_count * p.element_size);
   }
@@ -116,6 +117,11 @@ class AutoAllreduce final : public Collective {
 };
 
 }  // namespace
+
+void check_lockstep(bool lockstep, const Transport& transport) {
+  if (lockstep && transport.capabilities().one_sided)
+    throw UsageError("--lockstep: -t " + transport.name() + " is one-sided (writes and signals, not send / receive rounds)");
+}
 
 AutoChoice choose_algorithm(int nranks, double bytes, int ranks_per_node, const MachineParams& m) {
   AutoChoice best;

@@ -51,6 +51,9 @@ struct BaselineInfo {
   std::string_view transport;
 };
 const std::vector<BaselineInfo>& baselines();
+
+// UsageError when --lockstep asks for send / receive rounds on a one-sided transport.
+void check_lockstep(bool lockstep, const Transport& transport);
 bool is_known_algorithm(std::string_view name);  // a generator, a baseline or auto
 
 // The scheduled algorithm with the lowest modelled time for n bytes on N ranks.

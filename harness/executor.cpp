@@ -9,15 +9,18 @@ namespace {
 constexpr int kSpinsBeforeYield = 64;
 }  // namespace
 
-void run_local_ops(const LocalWork& work, const RankBuffers& b, std::span<const Op> ops, size_t element_size) {
+bool run_local_ops(const LocalWork& work, const RankBuffers& b, std::span<const Op> ops, size_t element_size) {
   const auto address = [&](BufferId id, uint64_t offset) { return b.address(id, offset, element_size); };
+  bool any = false;
   for (const Op& op : ops) {
+    any |= op.kind == OpKind::Reduce || op.kind == OpKind::Copy;
     if (op.kind == OpKind::Reduce)
       work.device.reduce(work.type, work.op, address(op.dst_buffer, op.dst_offset), address(op.a_buffer, op.a_offset),
                          address(op.b_buffer, op.b_offset), op.count);
     else if (op.kind == OpKind::Copy)
       work.device.copy(address(op.dst_buffer, op.dst_offset), address(op.a_buffer, op.a_offset), op.count * element_size);
   }
+  return any;
 }
 
 Executor::Executor(const RankSchedule& schedule, size_t element_size)
@@ -116,9 +119,8 @@ void Executor::start_step(Transport& transport, const LocalWork& work, const Ran
       }
     }
   }
-  run_local_ops(work, b, ops, element_size_);
   // A later send may read what this step computed: on an asynchronous device, wait for it.
-  if (work.device.asynchronous()) work.device.synchronize();
+  if (run_local_ops(work, b, ops, element_size_) && work.device.asynchronous()) work.device.synchronize();
   if (pending_[step] == 0) complete_step(step);
 }
 

@@ -35,8 +35,8 @@ struct LocalWork {
   RedOp op;
 };
 
-// Runs the local ops (reduce, copy) among `ops` on the device, in order.
-void run_local_ops(const LocalWork& work, const RankBuffers& buffers, std::span<const Op> ops, size_t element_size);
+// Runs the local ops (reduce, copy) among `ops` on the device, in order; false when there were none.
+bool run_local_ops(const LocalWork& work, const RankBuffers& buffers, std::span<const Op> ops, size_t element_size);
 
 class Executor {
  public:

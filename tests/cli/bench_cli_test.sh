@@ -73,6 +73,9 @@ else
     mpirun -q --oversubscribe -np 3 "$arlab" bench --device cuda -e 1K
 fi
 
+expect_usage_error "--lockstep on a one-sided transport" "--lockstep: -t shm is one-sided" \
+  mpirun -q --oversubscribe -np 2 "$arlab" bench -t shm --lockstep -e 1K
+
 # N = 1 outside any launcher.
 if timeout 120 "$arlab" bench -a ring,mpi -b 8 -e 64K -f 8 -n 2 -w 1 >"$work/out" 2>&1 &&
   grep -q "1 rank(s)" "$work/out" && grep -q "Out of bounds values : 0 OK" "$work/out"; then

@@ -13,7 +13,7 @@ namespace {
 
 class CudaDevice final : public Device {
  public:
-  explicit CudaDevice(int ordinal) : ordinal_(ordinal) {
+  explicit CudaDevice(int ordinal) {
     ARLAB_CUDA_CHECK(cudaSetDevice(ordinal), "cudaSetDevice(" + std::to_string(ordinal) + ")");
     cudaDeviceProp prop{};
     ARLAB_CUDA_CHECK(cudaGetDeviceProperties(&prop, ordinal), "cudaGetDeviceProperties(" + std::to_string(ordinal) + ")");
@@ -93,7 +93,6 @@ class CudaDevice final : public Device {
   }
 
  private:
-  int ordinal_;
   std::string name_;
   cudaStream_t stream_ = nullptr;
   cudaEvent_t start_ = nullptr, stop_ = nullptr;

@@ -78,7 +78,8 @@ class UcxRmaTransport final : public one_sided::OneSidedTransport {
     // progressing UCX meanwhile, since a peer's flush may need it.
     try {
       complete_credits();
-      worker_.wait(ucp_worker_flush_nbx(worker_.worker(), &no_params_), "ucp_worker_flush_nbx");
+      ucp_request_param_t param{};
+      worker_.wait(ucp_worker_flush_nbx(worker_.worker(), &param), "ucp_worker_flush_nbx");
       bootstrap_.barrier_progressing([this] { worker_.progress(); });
     } catch (...) {
     }
@@ -211,7 +212,6 @@ class UcxRmaTransport final : public one_sided::OneSidedTransport {
     scratch_.reset();
   }
 
-  ucp_request_param_t no_params_{};
   struct FreeDeleter {
     void operator()(uint64_t* p) const { std::free(p); }
   };
