@@ -3,6 +3,7 @@
 
 #include "transports/bootstrap.h"
 #include "transports/mpi/mpi_check.h"
+#include "transports/mpi/mpi_comm.h"
 
 namespace arlab {
 namespace {
@@ -17,15 +18,11 @@ class MpiBootstrap final : public Bootstrap {
       ARLAB_MPI_CHECK(MPI_Init_thread(argc, argv, MPI_THREAD_SINGLE, &provided), "MPI_Init_thread");
       owns_mpi_ = true;
     }
-    ARLAB_MPI_CHECK(MPI_Comm_dup(MPI_COMM_WORLD, &comm_), "MPI_Comm_dup(MPI_COMM_WORLD)");
-    MPI_Comm_set_errhandler(comm_, MPI_ERRORS_RETURN);
-    MPI_Comm_rank(comm_, &rank_);
-    MPI_Comm_size(comm_, &size_);
-    ARLAB_MPI_CHECK(MPI_Comm_split_type(comm_, MPI_COMM_TYPE_SHARED, rank_, MPI_INFO_NULL, &node_),
-                    "MPI_Comm_split_type(MPI_COMM_TYPE_SHARED)");
-    MPI_Comm_rank(node_, &local_rank_);
-    MPI_Comm_size(node_, &local_size_);
+    open(MPI_COMM_WORLD);
   }
+
+  // On an application's communicator (the PMPI library): MPI is the application's.
+  explicit MpiBootstrap(MPI_Comm comm) { open(comm); }
 
   ~MpiBootstrap() override {
     MPI_Comm_free(&node_);
@@ -95,12 +92,26 @@ class MpiBootstrap final : public Bootstrap {
     return out;
   }
 
+  MPI_Comm communicator() const { return comm_; }
+
   [[noreturn]] void abort(int status) override {
     MPI_Abort(MPI_COMM_WORLD, status);
     _exit(status);
   }
 
  private:
+  // A private duplicate of the parent, and the ranks of it sharing this node.
+  void open(MPI_Comm parent) {
+    ARLAB_MPI_CHECK(MPI_Comm_dup(parent, &comm_), "MPI_Comm_dup");
+    MPI_Comm_set_errhandler(comm_, MPI_ERRORS_RETURN);
+    MPI_Comm_rank(comm_, &rank_);
+    MPI_Comm_size(comm_, &size_);
+    ARLAB_MPI_CHECK(MPI_Comm_split_type(comm_, MPI_COMM_TYPE_SHARED, rank_, MPI_INFO_NULL, &node_),
+                    "MPI_Comm_split_type(MPI_COMM_TYPE_SHARED)");
+    MPI_Comm_rank(node_, &local_rank_);
+    MPI_Comm_size(node_, &local_size_);
+  }
+
   bool owns_mpi_ = false;
   MPI_Comm comm_ = MPI_COMM_NULL, node_ = MPI_COMM_NULL;
   int rank_ = 0, size_ = 1, local_rank_ = 0, local_size_ = 1;
@@ -110,6 +121,13 @@ class MpiBootstrap final : public Bootstrap {
 
 std::unique_ptr<Bootstrap> make_mpi_bootstrap(int* argc, char*** argv) {
   return std::make_unique<MpiBootstrap>(argc, argv);
+}
+
+std::unique_ptr<Bootstrap> make_mpi_bootstrap_on(MPI_Comm comm) { return std::make_unique<MpiBootstrap>(comm); }
+
+MPI_Comm bootstrap_communicator(const Bootstrap* bootstrap) {
+  const auto* mpi = dynamic_cast<const MpiBootstrap*>(bootstrap);
+  return mpi ? mpi->communicator() : MPI_COMM_WORLD;
 }
 
 }  // namespace arlab

@@ -1,5 +1,6 @@
-// The MPI transport: MPI_Isend / MPI_Irecv / MPI_Testall on a private duplicate of
-// MPI_COMM_WORLD, and MPI_Allreduce as the native baseline (algorithm name `mpi`).
+// The MPI transport: MPI_Isend / MPI_Irecv / MPI_Testall on a private duplicate of the
+// bootstrap's communicator (MPI_COMM_WORLD, or an application's under the PMPI library),
+// and MPI_Allreduce as the native baseline (algorithm name `mpi`).
 //
 // MPI counts are ints, so a message above kMaxPiece bytes travels as several messages with
 // the same tag; MPI's non-overtaking rule keeps the pieces in order.
@@ -12,6 +13,7 @@
 #include <vector>
 
 #include "transports/mpi/mpi_check.h"
+#include "transports/mpi/mpi_comm.h"
 #include "transports/registry.h"
 
 namespace arlab {
@@ -29,8 +31,8 @@ void user_reduce(void* in, void* inout, int* len, MPI_Datatype*) {
 
 class MpiTransport final : public Transport {
  public:
-  MpiTransport() {
-    ARLAB_MPI_CHECK(MPI_Comm_dup(MPI_COMM_WORLD, &comm_), "MPI_Comm_dup(MPI_COMM_WORLD)");
+  explicit MpiTransport(MPI_Comm parent) {
+    ARLAB_MPI_CHECK(MPI_Comm_dup(parent, &comm_), "MPI_Comm_dup");
     MPI_Comm_set_errhandler(comm_, MPI_ERRORS_RETURN);
     MPI_Comm_rank(comm_, &rank_);
     MPI_Comm_size(comm_, &size_);
@@ -160,6 +162,8 @@ class MpiTransport final : public Transport {
 
 }  // namespace
 
-std::unique_ptr<Transport> make_mpi_transport(const TransportContext&) { return std::make_unique<MpiTransport>(); }
+std::unique_ptr<Transport> make_mpi_transport(const TransportContext& context) {
+  return std::make_unique<MpiTransport>(bootstrap_communicator(context.bootstrap));
+}
 
 }  // namespace arlab
