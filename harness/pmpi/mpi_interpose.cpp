@@ -250,8 +250,13 @@ int MPI_Finalize() {
   return PMPI_Finalize();
 }
 
-// For test programs (dlsym): the calls this process's arlab served, and passed on.
+// For test programs (dlsym): the calls this process's arlab served and passed on, and the
+// communicators it holds state for.
 uint64_t arlab_mpi_calls_served() { return interposer().served; }
+uint64_t arlab_mpi_live_communicators() {
+  std::lock_guard lock(interposer().mutex);
+  return interposer().states.size();
+}
 uint64_t arlab_mpi_calls_passed() {
   uint64_t total = 0;
   for (const auto& n : interposer().passed) total += n;

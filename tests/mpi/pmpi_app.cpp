@@ -107,6 +107,21 @@ int run_served_cases(FILE* digest) {
           }
   MPI_Comm_free(&split);  // frees arlab's state for it (attribute delete callback)
   MPI_Comm_free(&dup);
+
+  // Applications that make a communicator per phase: arlab's state must go with each one.
+  const uint64_t live_before = counter("arlab_mpi_live_communicators");
+  for (int i = 0; i < 64; ++i) {
+    MPI_Comm phase;
+    MPI_Comm_dup(MPI_COMM_WORLD, &phase);
+    long one = 1, ranks = 0;
+    MPI_Allreduce(&one, &ranks, 1, MPI_LONG, MPI_SUM, phase);
+    ++calls;
+    int size = 0;
+    MPI_Comm_size(phase, &size);
+    check(ranks == size, "sum over a fresh communicator");
+    MPI_Comm_free(&phase);
+  }
+  check(counter("arlab_mpi_live_communicators") == live_before, "state of freed communicators is still held");
   return calls;
 }
 
@@ -152,6 +167,18 @@ void run_fallback_cases() {
   MPI_Iallreduce(&l_in, &l_out, 1, MPI_LONG, MPI_SUM, MPI_COMM_WORLD, &request);
   MPI_Wait(&request, MPI_STATUS_IGNORE);
   check(l_out == size * (size + 1) / 2, "MPI_Iallreduce");
+
+  if (size >= 2) {  // an inter-communicator between the even and the odd ranks
+    MPI_Comm half, inter;
+    MPI_Comm_split(MPI_COMM_WORLD, rank % 2, rank, &half);
+    MPI_Intercomm_create(half, 0, MPI_COMM_WORLD, rank % 2 == 0 ? 1 : 0, 99, &inter);
+    int mine = rank + 1, theirs = 0, reference = 0;
+    MPI_Allreduce(&mine, &theirs, 1, MPI_INT, MPI_SUM, inter);
+    PMPI_Allreduce(&mine, &reference, 1, MPI_INT, MPI_SUM, inter);
+    check(theirs == reference, "inter-communicator");
+    MPI_Comm_free(&inter);
+    MPI_Comm_free(&half);
+  }
 
   MPI_Type_free(&pair);
   MPI_Op_free(&user_sum);

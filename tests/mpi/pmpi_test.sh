@@ -33,13 +33,21 @@ fallbacks)
     { cat "$work/out"; fail "fallback run"; }
   cat "$work/out"
   for reason in "user-defined operation" "derived datatype" "operation arlab does not reduce (MPI_MINLOC)" \
-                "datatype arlab does not reduce (MPI_SHORT)" "non-blocking MPI_Iallreduce"; do
+                "datatype arlab does not reduce (MPI_SHORT)" "non-blocking MPI_Iallreduce" "inter-communicator"; do
     grep -q "goes to the MPI library: $reason" "$work/out" || fail "verbose output does not name: $reason"
   done
   grep -q "0 served by arlab" "$work/out" || fail "summary counts a served call"
   for counted in "user-defined operation $n" "derived datatype $n" "non-blocking MPI_Iallreduce $n"; do
     grep -q "passed to the MPI library (.*$counted" "$work/out" || fail "summary does not count: $counted"
   done
+  # A transport that cannot serve (no RDMA device here): every call goes to the library.
+  if [ -n "${ARLAB_TEST_UNSERVABLE_TRANSPORT:-}" ]; then
+    "${mpirun[@]}" -np "$n" "${preload[@]}" -x ARLAB_VERBOSE=1 -x "ARLAB_TRANSPORT=$ARLAB_TEST_UNSERVABLE_TRANSPORT" "$app" >"$work/out" 2>&1 ||
+      { cat "$work/out"; fail "run with ARLAB_TRANSPORT=$ARLAB_TEST_UNSERVABLE_TRANSPORT"; }
+    cat "$work/out"
+    grep -q "goes to the MPI library: transport cannot serve the communicator (" "$work/out" || fail "no reason given for the transport"
+    grep -q " 0 served by arlab" "$work/out" || fail "calls served on a transport that cannot serve"
+  fi
   echo "PASS: every unsupported call went to the library, results unchanged"
   ;;
 min-bytes)
