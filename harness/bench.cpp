@@ -19,6 +19,7 @@
 #include "harness/errors.h"
 #include "harness/reporters.h"
 #include "harness/sizes.h"
+#include "harness/watchdog.h"
 #include "transports/bootstrap.h"
 #include "transports/registry.h"
 
@@ -35,6 +36,7 @@ std::string now_iso8601() {
 class BenchRun {
  public:
   BenchRun(const BenchOptions& o, Bootstrap& boot) : o_(o), boot_(boot) {
+    check_ranks_agree();
     device_ = open_device();
     // Transports refuse (no device, not on one node, ...) before any collective call, the
     // same way on every rank; all ranks agree, so a refusal is one line and exit 2.
@@ -108,6 +110,27 @@ class BenchRun {
     return device;
   }
 
+  // Every rank compares its settings with rank 0's before anything collective depends on them.
+  void check_ranks_agree() {
+    const auto mine = shared_settings(o_);
+    std::string text;
+    for (const auto& [flag, value] : mine) text += value + '\n';
+    const std::vector<std::string> all = boot_.gather_strings(text);
+    for (size_t field = 0; field < mine.size(); ++field) {
+      const auto value_of = [&](int rank) {
+        size_t begin = 0;
+        for (size_t f = 0; f < field; ++f) begin = all[rank].find('\n', begin) + 1;
+        return all[rank].substr(begin, all[rank].find('\n', begin) - begin);
+      };
+      std::string differing;
+      for (int r = 1; r < boot_.size(); ++r)
+        if (value_of(r) != value_of(0)) differing += (differing.empty() ? "" : ", ") + std::to_string(r) + " (" + value_of(r) + ")";
+      if (!differing.empty())
+        throw UsageError("ranks disagree on " + mine[field].first + ": rank 0 has " + value_of(0) + ", rank(s) " + differing +
+                         " differ (every rank must get the same arguments; check the launcher line)");
+    }
+  }
+
   // Every rank's error (empty: none): the first one becomes everyone's usage error.
   void agree(const std::string& error) {
     for (const std::string& e : boot_.gather_strings(error))
@@ -140,6 +163,8 @@ class BenchRun {
       device_->upload(expected_.data(), host_.data(), count * elem_);
     }
     for (bool in_place : {false, true}) {
+      Watchdog::instance().set_activity(algorithm + " on " + transport_of(algorithm) + ", " + format_size(size) + " (" +
+                                        std::to_string(count) + " elements), " + (in_place ? "in place" : "out of place"));
       char* in = in_place ? output_.data() : input_.data();
       upload_input(in, count);
       const double us = time_iterations(*collective, in, output_.data());
@@ -157,11 +182,12 @@ class BenchRun {
   // Warm-up, then n iterations timed by the device (CUDA events on a GPU, the clock on the
   // host); the slowest rank's average.
   double time_iterations(Collective& c, const char* in, char* out) {
-    for (int i = 0; i < o_.warmup; ++i) c.run(in, out);
+    Watchdog& watchdog = Watchdog::instance();
+    for (int i = 0; i < o_.warmup; ++i) c.run(in, out), watchdog.beat();
     device_->synchronize();
     boot_.barrier();
     device_->timer_start();
-    for (int i = 0; i < o_.iterations; ++i) c.run(in, out);
+    for (int i = 0; i < o_.iterations; ++i) c.run(in, out), watchdog.beat();
     return boot_.max(device_->timer_stop_us() / o_.iterations);
   }
 

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 
 #include "algorithms/hierarchical.h"
 #include "algorithms/registry.h"
@@ -10,6 +11,7 @@
 #include "harness/devices.h"
 #include "harness/errors.h"
 #include "harness/sizes.h"
+#include "harness/watchdog.h"
 #include "transports/registry.h"
 
 namespace arlab {
@@ -62,6 +64,10 @@ BenchOptions parse_bench_options(int argc, char** argv) {
   app.add_option("--json", o.json_path, "write results and run metadata as JSON to this file");
   app.add_option("--tuning", o.tuning_path, "alpha/beta/gamma file for auto (default results/tuning/<host>.json)");
   app.add_option("--seed", o.seed, "seed of the generated data")->capture_default_str();
+  o.timeout_s = default_timeout_from_environment();
+  app.add_option("--timeout", o.timeout_s,
+                 "seconds without progress before a rank reports what it waits for and ends the job (0: never; "
+                 "default ARLAB_TIMEOUT or 60)");
   app.add_flag("--inject-corruption", o.inject_corruption,
                "fault injection: the last rank corrupts one element of each checked result (tests -c)");
   parse_flags(app, argc, argv);
@@ -83,6 +89,11 @@ BenchOptions parse_bench_options(int argc, char** argv) {
     throw UsageError("--inter: unknown algorithm '" + o.inter + "' (accepted: " + algorithm_names() + ", except hier)");
   if (!is_intra_node_phase(o.intra))
     throw UsageError("--intra: unknown intra-node algorithm '" + o.intra + "' (accepted: " + intra_node_names() + ")");
+  if (!std::isfinite(o.timeout_s) || o.timeout_s < 0) {
+    char got[32];
+    std::snprintf(got, sizeof got, "%g", o.timeout_s);
+    throw UsageError(std::string("--timeout: seconds, 0 or more (got ") + got + ")");
+  }
   if (check != 0 && check != 1) throw UsageError("-c: 0 or 1 (got " + std::to_string(check) + ")");
   o.check = check;
   const DataTypeInfo* t = find_datatype(type);
@@ -111,6 +122,29 @@ BenchOptions parse_bench_options(int argc, char** argv) {
   if (wants_gpu && o.device != "cuda") throw UsageError("-t nccl / -a nccl: NCCL moves GPU memory; use --device cuda");
   for (int i = 0; i < argc; ++i) o.command_line += (i ? " " : "") + std::string(argv[i]);
   return o;
+}
+
+std::vector<std::pair<std::string, std::string>> shared_settings(const BenchOptions& o) {
+  std::string algorithms;
+  for (const auto& a : o.algorithms) algorithms += (algorithms.empty() ? "" : ",") + a;
+  return {{"-a", algorithms},
+          {"-t", o.transport},
+          {"-b", std::to_string(o.min_bytes)},
+          {"-e", std::to_string(o.max_bytes)},
+          {"-f", std::to_string(o.factor)},
+          {"-i", std::to_string(o.increment)},
+          {"-n", std::to_string(o.iterations)},
+          {"-w", std::to_string(o.warmup)},
+          {"-c", std::to_string(o.check)},
+          {"-d", std::string(info(o.type).name)},
+          {"-o", std::string(name(o.op))},
+          {"--device", o.device},
+          {"--chunk", std::to_string(o.chunk_bytes)},
+          {"--ranks-per-node", std::to_string(o.ranks_per_node)},
+          {"--inter", o.inter},
+          {"--intra", o.intra},
+          {"--lockstep", o.lockstep ? "on" : "off"},
+          {"--seed", std::to_string(o.seed)}};
 }
 
 }  // namespace arlab

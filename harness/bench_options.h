@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "algorithms/datatype.h"
@@ -36,8 +37,13 @@ struct BenchOptions {
   std::string tuning_path;  // empty: results/tuning/<host>.json
   bool inject_corruption = false;
   uint64_t seed = 0x5eed;
+  double timeout_s = 60;  // --timeout (ARLAB_TIMEOUT): no progress for this long ends the job; 0: never
   std::string command_line;
 };
+
+// The settings every rank must share, as (flag, value): a launcher line that gives ranks
+// different ones would hang or compute the wrong thing, so the ranks compare them first.
+std::vector<std::pair<std::string, std::string>> shared_settings(const BenchOptions& options);
 
 // Throws UsageError naming the flag; CLI::CallForHelp / CLI::Success for --help.
 BenchOptions parse_bench_options(int argc, char** argv);

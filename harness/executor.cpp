@@ -1,13 +1,8 @@
 #include "harness/executor.h"
 
-#include <sched.h>
+#include "harness/watchdog.h"
 
 namespace arlab {
-
-namespace {
-// Polls without progress before giving the core away; keeps oversubscribed runs moving.
-constexpr int kSpinsBeforeYield = 64;
-}  // namespace
 
 bool run_local_ops(const LocalWork& work, const RankBuffers& b, std::span<const Op> ops, size_t element_size) {
   const auto address = [&](BufferId id, uint64_t offset) { return b.address(id, offset, element_size); };
@@ -60,7 +55,7 @@ void Executor::run(Transport& transport, const LocalWork& work, const RankBuffer
   if (one_sided_) begin_one_sided_run(transport, buffers);
 
   size_t next_ready = 0;
-  int idle = 0;
+  IdlePoll poll;
   while (done_ < steps) {
     bool progressed = false;
     // Start every step whose dependencies are done (ready_ grows as steps complete).
@@ -80,13 +75,22 @@ void Executor::run(Transport& transport, const LocalWork& work, const RankBuffer
         ++i;
       }
     }
-    if (progressed) {
-      idle = 0;
-    } else if (++idle >= kSpinsBeforeYield) {
-      sched_yield();
-      idle = 0;
-    }
+    if (progressed)
+      poll.progressed();
+    else
+      poll.idle([&] { return waiting_for(); });
   }
+}
+
+// What the run waits for, for the stall report: the oldest request in flight.
+std::string Executor::waiting_for() const {
+  if (in_flight_.empty()) return "nothing in flight, " + std::to_string(done_) + " of " + std::to_string(schedule_.num_steps()) + " steps done";
+  const InFlight& f = in_flight_.front();
+  const Op& op = schedule_.all_ops()[f.op];
+  return "step " + std::to_string(f.step) + " of " + std::to_string(schedule_.num_steps()) + " waits for " +
+         (is_incoming(op.kind) ? "a message from rank " : "rank ") + std::to_string(op.peer) +
+         (is_incoming(op.kind) ? "" : " to take a message") + " (" + to_string(op) + ", " +
+         std::to_string(op.count * element_size_) + " bytes, message " + std::to_string(tags_[f.op]) + " of the pair)";
 }
 
 void Executor::start_step(Transport& transport, const LocalWork& work, const RankBuffers& b, uint32_t step) {
@@ -104,7 +108,7 @@ void Executor::start_step(Transport& transport, const LocalWork& work, const Ran
         const RequestId id = one_sided_ && op.kind == OpKind::WaitSignal
                                  ? transport.wait_signal(op.peer, receive_base_[op.peer] + tag)
                                  : transport.irecv(op.peer, address(op.dst_buffer, op.dst_offset), bytes, tag);
-        in_flight_.push_back({id, step});
+        in_flight_.push_back({id, step, first + i});
         ++pending_[step];
       } else if (pass == 1 && is_outgoing(op.kind)) {
         // On a two-sided transport a one-sided write is a send; the receiver's wait names the destination.
@@ -114,7 +118,7 @@ void Executor::start_step(Transport& transport, const LocalWork& work, const Ran
                                          op.dst_buffer == BufferId::Scratch ? WindowId::Scratch : WindowId::Output,
                                          op.dst_offset * element_size_, send_base_[op.peer] + tag)
                        : transport.isend(op.peer, address(op.a_buffer, op.a_offset), bytes, tag);
-        in_flight_.push_back({id, step});
+        in_flight_.push_back({id, step, first + i});
         ++pending_[step];
       }
     }

@@ -6,6 +6,7 @@
 
 #include <cstddef>
 #include <span>
+#include <string>
 #include <vector>
 
 #include "algorithms/datatype.h"
@@ -49,6 +50,7 @@ class Executor {
   void start_step(Transport& transport, const LocalWork& work, const RankBuffers& buffers, uint32_t step);
   void complete_step(uint32_t step);
   void begin_one_sided_run(Transport& transport, const RankBuffers& buffers);
+  std::string waiting_for() const;
 
   const RankSchedule& schedule_;
   size_t element_size_;
@@ -62,6 +64,7 @@ class Executor {
   struct InFlight {
     RequestId request;
     uint32_t step;
+    uint32_t op;  // index into the schedule's ops
   };
   std::vector<InFlight> in_flight_;
   size_t done_ = 0;

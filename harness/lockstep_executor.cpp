@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <numeric>
 
+#include "harness/watchdog.h"
+
 namespace arlab {
 
 LockstepExecutor::LockstepExecutor(const RankSchedule& schedule, const std::vector<uint32_t>& step_rounds,
@@ -53,9 +55,17 @@ void LockstepExecutor::run(Transport& transport, const LocalWork& work, const Ra
       }
       transport.group_end();
       // Wait for every message of the round (on a stream-ordered transport: already in order).
-      for (RequestId r : requests_)
-        while (!transport.test(r)) {
-        }
+      IdlePoll poll;
+      for (size_t i = 0; i < requests_.size(); ++i) {
+        while (!transport.test(requests_[i]))
+          poll.idle([&] {
+            const Message& m = messages_[message_begin_[k] + i];
+            return "round " + std::to_string(k) + " waits for " + (m.outgoing ? "rank " : "a message from rank ") +
+                   std::to_string(m.peer) + (m.outgoing ? " to take a message" : "") + " (" +
+                   std::to_string(m.count * element_size_) + " bytes)";
+          });
+        poll.progressed();
+      }
     }
     // Then the round's reductions and copies.
     for (uint32_t i = round_begin_[k]; i < round_begin_[k + 1]; ++i)

@@ -11,6 +11,7 @@
 #include "harness/errors.h"
 #include "harness/explain.h"
 #include "harness/tune.h"
+#include "harness/watchdog.h"
 #include "transports/bootstrap.h"
 #include "transports/transport.h"
 
@@ -20,8 +21,16 @@ namespace {
 int bench_main(int argc, char** argv) {
   const BenchOptions options = parse_bench_options(argc, argv);  // before MPI: bad input never hangs
   auto bootstrap = make_mpi_bootstrap(&argc, &argv);
+  Watchdog& watchdog = Watchdog::instance();
+  watchdog.set_timeout(options.timeout_s);
+  watchdog.arm("rank " + std::to_string(bootstrap->rank()) + " on " + bootstrap->hostname());
   try {
     return run_bench(options, *bootstrap);
+  } catch (const StallError& e) {
+    // Waiting longer will not help: say what this rank waited for, then end the whole job.
+    watchdog.set_timeout(0);
+    std::fprintf(stderr, "arlab: %s; ending the job\n", watchdog.describe(e.what()).c_str());
+    bootstrap->abort(kStallExitStatus);
   } catch (const UsageError& e) {
     // The same on every rank: the first reports it while MPI still holds every rank (once a
     // rank has finalised and exited non-zero, the launcher may end the others), then all exit 2.

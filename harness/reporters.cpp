@@ -9,9 +9,12 @@
 #include <sstream>
 #include <stdexcept>
 
+#include "harness/watchdog.h"
+
 namespace arlab {
 
 void write_file_atomically(const std::string& path, const std::string& content) {
+  SignalsHeld held;  // Ctrl-C or scancel lands after the rename, never between the write and it
   const std::string tmp = path + ".tmp";
   {
     std::ofstream out(tmp, std::ios::binary | std::ios::trunc);

@@ -49,6 +49,9 @@ expect_usage_error "zero iterations" "-n: at least 1 iteration" "$arlab" bench -
 expect_usage_error "check flag value" "-c: 0 or 1" "$arlab" bench -c 7
 expect_usage_error "flag without value" "--maxbytes: 1 required" "$arlab" bench -e
 expect_usage_error "unknown flag" "--frobnicate" "$arlab" bench --frobnicate
+expect_usage_error "negative timeout" "--timeout: seconds, 0 or more" "$arlab" bench --timeout -1
+expect_usage_error "timeout that is not a number" "--timeout" "$arlab" bench --timeout soon
+expect_usage_error "ARLAB_TIMEOUT that is not a number" "ARLAB_TIMEOUT: 'soon' is not a number of seconds" env ARLAB_TIMEOUT=soon "$arlab" bench
 expect_usage_error "unknown command" "unknown command" "$arlab" frobnicate
 expect_usage_error "explain unknown algorithm" "-a: unknown algorithm 'foo'" "$arlab" explain -a foo
 expect_usage_error "explain bad N" "-N: between 1 and 65536" "$arlab" explain -N 0

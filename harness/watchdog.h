@@ -1,0 +1,104 @@
+// No silent hangs. Two guards share one timeout (--timeout, ARLAB_TIMEOUT, default 60 s):
+//  - the executors time their own idle polling: when no request completes for the timeout,
+//    they throw StallError naming the step, the operation and the peer they wait for;
+//  - a watchdog thread covers every other place a rank can block (a library's own
+//    all-reduce, a barrier, the bootstrap): when the run's heartbeat has not moved for the
+//    timeout plus a grace period, it prints one line with the rank, host and what the run
+//    was doing, and ends the process with status 3 (the launcher then ends the job).
+// SIGINT / SIGTERM print the same kind of line and end the process at once; results already
+// written stay valid (reporters write a temporary file and rename it, signals held meanwhile).
+#pragma once
+
+#include <signal.h>
+
+#include <atomic>
+#include <chrono>
+#include <cstdint>
+#include <stdexcept>
+#include <string>
+
+namespace arlab {
+
+// Exit status of a rank that gave up waiting.
+inline constexpr int kStallExitStatus = 3;
+
+class StallError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+class Watchdog {
+ public:
+  static Watchdog& instance();
+
+  // 0 disables both guards. Set before any collective runs.
+  void set_timeout(double seconds) { timeout_s_.store(seconds, std::memory_order_relaxed); }
+  double timeout() const { return timeout_s_.load(std::memory_order_relaxed); }
+
+  // Starts the thread and the signal handlers; `identity` begins every line ("rank 2 on n1").
+  void arm(const std::string& identity);
+  // What the run is doing now ("ring on mpi, 1M, timing"): set between collectives, not in them.
+  void set_activity(const std::string& activity);
+  // Progress: the executors call this when a request completes, the harness after each call.
+  void beat() { beats_.fetch_add(1, std::memory_order_relaxed); }
+
+  // The line a stall or signal prints, without the "arlab: " prefix.
+  std::string describe(const std::string& what) const;
+
+ private:
+  Watchdog() = default;
+  void watch();
+
+  std::atomic<double> timeout_s_{60.0};
+  std::atomic<uint64_t> beats_{0};
+  bool armed_ = false;
+};
+
+// Reads --timeout's default from ARLAB_TIMEOUT (seconds); UsageError when malformed.
+double default_timeout_from_environment();
+
+// Blocks SIGINT / SIGTERM while alive, so a file being replaced is never left half-done.
+class SignalsHeld {
+ public:
+  SignalsHeld();
+  ~SignalsHeld();
+  SignalsHeld(const SignalsHeld&) = delete;
+  SignalsHeld& operator=(const SignalsHeld&) = delete;
+
+ private:
+  sigset_t previous_;
+};
+
+// The executors' polling loop: yields the core after a run of fruitless polls, and throws
+// StallError ("no progress for 60 s: " + describe()) once nothing has completed for the
+// watchdog's timeout. The clock is read only when yielding.
+class IdlePoll {
+ public:
+  void progressed() {
+    spins_ = 0;
+    idle_since_ = {};
+    Watchdog::instance().beat();
+  }
+  template <class Describe>
+  void idle(Describe&& describe) {
+    if (++spins_ < kSpinsBeforeYield) return;
+    spins_ = 0;
+    yield_and_check([&] { return describe(); });
+  }
+
+ private:
+  static constexpr int kSpinsBeforeYield = 64;
+  template <class Describe>
+  void yield_and_check(Describe&& describe) {
+    const double timeout = yield_and_measure();
+    if (timeout > 0 && seconds_idle_ > timeout) throw_stall(describe());
+  }
+  double yield_and_measure();  // yields; returns the timeout and updates seconds_idle_
+  [[noreturn]] void throw_stall(const std::string& what) const;
+
+  int spins_ = 0;
+  std::chrono::steady_clock::time_point idle_since_{};
+  double seconds_idle_ = 0;
+};
+
+}  // namespace arlab
