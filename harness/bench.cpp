@@ -63,8 +63,10 @@ class BenchRun {
     // node's size on every rank, so all agree even when the last node is smaller.
     ranks_per_node_ = o.ranks_per_node > 0 ? o.ranks_per_node : static_cast<int>(boot.max(boot.local_size()));
     const size_t bytes = std::max<uint64_t>(o.max_bytes, elem_);
-    input_ = DeviceBuffer(*device_, bytes);
-    output_ = DeviceBuffer(*device_, bytes);
+    agree(memory_shortfall(bytes));
+    // --offset shifts the input and output off the allocation's alignment, on purpose.
+    input_ = DeviceBuffer(*device_, bytes + o.offset_bytes);
+    output_ = DeviceBuffer(*device_, bytes + o.offset_bytes);
     expected_ = DeviceBuffer(*device_, bytes);
     host_.resize(bytes);
     host_scratch_.resize(bytes);
@@ -131,6 +133,41 @@ class BenchRun {
     }
   }
 
+  char* in() const { return input_.data() + o_.offset_bytes; }
+  char* out() const { return output_.data() + o_.offset_bytes; }
+
+  // Empty when this rank's buffers fit in the memory its node has available, shared with the
+  // node's other ranks; otherwise the one line that says so, before anything is allocated.
+  std::string memory_shortfall(size_t bytes) const {
+    // Per rank in host memory: two staging copies and the collective's scratch (at most one
+    // message), plus input, output and expected result when they live on the host.
+    const double buffers = device_->is_gpu() ? 3 : 6;
+    const double needed = buffers * static_cast<double>(bytes);
+    const double node = available_memory_bytes();
+    const double per_rank = node / std::max(1, boot_.local_size());
+    if (node <= 0 || needed <= per_rank) return "";
+    const auto gib = [](double b) {
+      char text[32];
+      std::snprintf(text, sizeof text, "%.1f GiB", b / (1u << 30));
+      return std::string(text);
+    };
+    return "-e " + format_size(o_.max_bytes) + ": each rank needs " + gib(needed) + " of host memory (" +
+           std::to_string(static_cast<int>(buffers)) + " buffers of the largest size), " + gib(per_rank) +
+           " available per rank (" + gib(node) + " on this node, " + std::to_string(boot_.local_size()) + " rank(s)); lower -e";
+  }
+
+  // MemAvailable from /proc/meminfo, in bytes; 0 when unknown.
+  static double available_memory_bytes() {
+    std::FILE* f = std::fopen("/proc/meminfo", "r");
+    if (!f) return 0;
+    char line[256];
+    double kib = 0;
+    while (std::fgets(line, sizeof line, f))
+      if (std::sscanf(line, "MemAvailable: %lf kB", &kib) == 1) break;
+    std::fclose(f);
+    return kib * 1024;
+  }
+
   // Every rank's error (empty: none): the first one becomes everyone's usage error.
   void agree(const std::string& error) {
     for (const std::string& e : boot_.gather_strings(error))
@@ -165,9 +202,9 @@ class BenchRun {
     for (bool in_place : {false, true}) {
       Watchdog::instance().set_activity(algorithm + " on " + transport_of(algorithm) + ", " + format_size(size) + " (" +
                                         std::to_string(count) + " elements), " + (in_place ? "in place" : "out of place"));
-      char* in = in_place ? output_.data() : input_.data();
-      upload_input(in, count);
-      const double us = time_iterations(*collective, in, output_.data());
+      char* input = in_place ? out() : in();
+      upload_input(input, count);
+      const double us = time_iterations(*collective, input, out());
       const int64_t wrong = o_.check ? check(*collective, count, in_place) : -1;
       (in_place ? row.in_place : row.out_of_place) = measurement(size, us, boot_.size(), wrong);
     }
@@ -194,17 +231,17 @@ class BenchRun {
   // One more run on fresh data, compared with the expected result where it lives. The
   // output starts as garbage so an element the algorithm never writes is counted wrong.
   int64_t check(Collective& c, uint64_t count, bool in_place) {
-    char* in = in_place ? output_.data() : input_.data();
-    if (!in_place) device_->fill_bytes(output_.data(), 0xa5, count * elem_);
-    upload_input(in, count);
-    c.run(in, output_.data());
+    char* input = in_place ? out() : in();
+    if (!in_place) device_->fill_bytes(out(), 0xa5, count * elem_);
+    upload_input(input, count);
+    c.run(input, out());
     if (o_.inject_corruption && boot_.rank() == boot_.size() - 1) {
-      device_->download(host_.data(), output_.data(), count * elem_);
+      device_->download(host_.data(), out(), count * elem_);
       corrupt_one_element(o_.type, host_.data(), count);
-      device_->upload(output_.data(), host_.data(), count * elem_);
+      device_->upload(out(), host_.data(), count * elem_);
     }
     const uint64_t wrong =
-        device_->count_mismatches(o_.type, output_.data(), expected_.data(), count, check_tolerance(o_.type, boot_.size()));
+        device_->count_mismatches(o_.type, out(), expected_.data(), count, check_tolerance(o_.type, boot_.size()));
     return static_cast<int64_t>(boot_.sum(wrong));
   }
 

@@ -1,8 +1,13 @@
 #include "harness/bench_options.h"
 
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include <algorithm>
+#include <cerrno>
 #include <cmath>
 #include <cstdio>
+#include <cstring>
 
 #include "algorithms/hierarchical.h"
 #include "algorithms/registry.h"
@@ -16,6 +21,20 @@
 
 namespace arlab {
 namespace {
+
+// A results file must be creatable before the run starts, not after its first row.
+void check_writable(const std::string& flag, const std::string& path) {
+  const size_t slash = path.find_last_of('/');
+  const std::string dir = slash == std::string::npos ? "." : slash == 0 ? "/" : path.substr(0, slash);
+  struct stat st {};
+  if (stat(dir.c_str(), &st) != 0)
+    throw UsageError(flag + " " + path + ": directory " + dir + " does not exist (" + std::strerror(errno) + ")");
+  if (!S_ISDIR(st.st_mode)) throw UsageError(flag + " " + path + ": " + dir + " is not a directory");
+  if (access(dir.c_str(), W_OK) != 0)
+    throw UsageError(flag + " " + path + ": cannot write in " + dir + " (" + std::strerror(errno) + ")");
+  if (stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode)) throw UsageError(flag + " " + path + ": is a directory");
+}
+
 
 std::vector<std::string> split_list(const std::string& text) {
   std::vector<std::string> out;
@@ -64,6 +83,9 @@ BenchOptions parse_bench_options(int argc, char** argv) {
   app.add_option("--json", o.json_path, "write results and run metadata as JSON to this file");
   app.add_option("--tuning", o.tuning_path, "alpha/beta/gamma file for auto (default results/tuning/<host>.json)");
   app.add_option("--seed", o.seed, "seed of the generated data")->capture_default_str();
+  app.add_option("--offset", o.offset_bytes,
+                 "start input and output this many bytes past an aligned address (tests unaligned buffers)")
+      ->capture_default_str();
   o.timeout_s = default_timeout_from_environment();
   app.add_option("--timeout", o.timeout_s,
                  "seconds without progress before a rank reports what it waits for and ends the job (0: never; "
@@ -119,6 +141,12 @@ BenchOptions parse_bench_options(int argc, char** argv) {
   const DeviceInfo* d = find_device(o.device);
   if (!d) throw UsageError("--device: unknown device '" + o.device + "' (accepted: " + device_names() + ")");
   if (!d->make) throw UsageError("--device " + o.device + ": " + std::string(d->unavailable_reason));
+  if (o.offset_bytes >= 4096) throw UsageError("--offset: 0 to 4095 bytes (got " + std::to_string(o.offset_bytes) + ")");
+  if (o.device == "cuda" && o.offset_bytes % t->size != 0)
+    throw UsageError("--offset " + std::to_string(o.offset_bytes) + ": GPU kernels need element-aligned buffers (a multiple of " +
+                     std::to_string(t->size) + " for " + std::string(t->name) + ")");
+  for (const auto& [flag, path] : {std::pair{"--csv", o.csv_path}, std::pair{"--json", o.json_path}})
+    if (!path.empty()) check_writable(flag, path);
   if (wants_gpu && o.device != "cuda") throw UsageError("-t nccl / -a nccl: NCCL moves GPU memory; use --device cuda");
   for (int i = 0; i < argc; ++i) o.command_line += (i ? " " : "") + std::string(argv[i]);
   return o;
@@ -144,6 +172,7 @@ std::vector<std::pair<std::string, std::string>> shared_settings(const BenchOpti
           {"--inter", o.inter},
           {"--intra", o.intra},
           {"--lockstep", o.lockstep ? "on" : "off"},
+          {"--offset", std::to_string(o.offset_bytes)},
           {"--seed", std::to_string(o.seed)}};
 }
 

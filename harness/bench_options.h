@@ -37,6 +37,7 @@ struct BenchOptions {
   std::string tuning_path;  // empty: results/tuning/<host>.json
   bool inject_corruption = false;
   uint64_t seed = 0x5eed;
+  uint64_t offset_bytes = 0;  // --offset: input and output start this many bytes past an aligned address
   double timeout_s = 60;  // --timeout (ARLAB_TIMEOUT): no progress for this long ends the job; 0: never
   std::string command_line;
 };

@@ -24,6 +24,11 @@ int bench_main(int argc, char** argv) {
   Watchdog& watchdog = Watchdog::instance();
   watchdog.set_timeout(options.timeout_s);
   watchdog.arm("rank " + std::to_string(bootstrap->rank()) + " on " + bootstrap->hostname());
+  // Once this rank is done (its status decided), the launcher may end the others: quietly.
+  struct Disarm {
+    Watchdog& w;
+    ~Disarm() { w.disarm(); }
+  } disarm_at_exit{watchdog};
   try {
     return run_bench(options, *bootstrap);
   } catch (const StallError& e) {

@@ -65,6 +65,12 @@ void Watchdog::arm(const std::string& identity) {
   std::thread([this] { watch(); }).detach();
 }
 
+void Watchdog::disarm() {
+  set_timeout(0);
+  signal(SIGINT, SIG_DFL);
+  signal(SIGTERM, SIG_DFL);
+}
+
 void Watchdog::set_activity(const std::string& activity) {
   const int next = 1 - g_lines.current.load(std::memory_order_relaxed);
   std::snprintf(g_lines.activity[next], sizeof g_lines.activity[next], "%s", activity.c_str());

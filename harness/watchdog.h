@@ -37,6 +37,9 @@ class Watchdog {
 
   // Starts the thread and the signal handlers; `identity` begins every line ("rank 2 on n1").
   void arm(const std::string& identity);
+  // The run is over (finalising): signals take their default action again, silently, and the
+  // thread stops judging.
+  void disarm();
   // What the run is doing now ("ring on mpi, 1M, timing"): set between collectives, not in them.
   void set_activity(const std::string& activity);
   // Progress: the executors call this when a request completes, the harness after each call.

@@ -49,6 +49,17 @@ expect_usage_error "zero iterations" "-n: at least 1 iteration" "$arlab" bench -
 expect_usage_error "check flag value" "-c: 0 or 1" "$arlab" bench -c 7
 expect_usage_error "flag without value" "--maxbytes: 1 required" "$arlab" bench -e
 expect_usage_error "unknown flag" "--frobnicate" "$arlab" bench --frobnicate
+expect_usage_error "offset too large" "--offset: 0 to 4095 bytes (got 5000)" "$arlab" bench --offset 5000
+expect_usage_error "GPU offset not element-aligned" "--offset 3: GPU kernels need element-aligned buffers (a multiple of 4 for float32)" \
+  "$arlab" bench --device cuda --offset 3
+expect_usage_error "results directory missing" "--csv /nonexistent/r.csv: directory /nonexistent does not exist" \
+  "$arlab" bench --csv /nonexistent/r.csv
+expect_usage_error "results path is a directory" "--json $work: is a directory" "$arlab" bench --json "$work"
+expect_usage_error "sizes beyond memory" "-e 1T: each rank needs 6144.0 GiB of host memory" "$arlab" bench -b 1T -e 1T
+expect_usage_error "sizes beyond memory under mpirun -np 2" "-e 1T: each rank needs" \
+  mpirun -q --oversubscribe -np 2 "$arlab" bench -b 1T -e 1T
+expect_usage_error "a world hier cannot serve" "--intra ring needs nodes of equal size" \
+  mpirun -q --oversubscribe -np 3 "$arlab" bench -a hier --ranks-per-node 2 --intra ring -e 1K
 expect_usage_error "negative timeout" "--timeout: seconds, 0 or more" "$arlab" bench --timeout -1
 expect_usage_error "timeout that is not a number" "--timeout" "$arlab" bench --timeout soon
 expect_usage_error "ARLAB_TIMEOUT that is not a number" "ARLAB_TIMEOUT: 'soon' is not a number of seconds" env ARLAB_TIMEOUT=soon "$arlab" bench
@@ -95,6 +106,16 @@ if timeout 300 mpirun --oversubscribe -np 3 "$arlab" bench -a ring,mpi -b 8 -e 1
   pass "3 ranks: exit 0, CSV and JSON complete"
 else
   fail "3 ranks: CSV / JSON: $(tail -5 "$work/out")"
+fi
+
+# --offset 3: input and output off alignment, every element still right (int8 and float64).
+if timeout 300 mpirun --oversubscribe -np 3 "$arlab" bench -a ring,rabenseifner,dbtree,mpi --offset 3 -d float64 \
+  -b 8 -e 256K -f 8 -n 2 -w 1 -c 1 >"$work/out" 2>&1 && [ "$(grep -c 'Out of bounds values : 0 OK' "$work/out")" -eq 4 ] &&
+  timeout 300 mpirun --oversubscribe -np 3 "$arlab" bench -t shm -a ring,rd --offset 3 -d int8 -b 1 -e 64K -f 8 -n 2 -w 1 -c 1 \
+    >"$work/out" 2>&1 && [ "$(grep -c 'Out of bounds values : 0 OK' "$work/out")" -eq 2 ]; then
+  pass "--offset 3: unaligned buffers, every result right (mpi and shm)"
+else
+  fail "--offset 3: $(tail -5 "$work/out")"
 fi
 
 # --lockstep: the round-by-round lowering the NCCL transport uses, on MPI, checked.
