@@ -224,18 +224,18 @@ class WorldChecker {
     SymbolicBuffer& buf = st.buffer(s.buffer);
     // Split the destination at every piece boundary, then overwrite segment by segment.
     uint64_t pos = s.offset;
-    for (const auto& [length, contributions] : pieces) {
-      buf.for_range(pos, pos + length, [&](uint64_t, uint64_t, SymbolicSegment& seg) {
+    for (const Piece& piece : pieces) {
+      buf.for_range(pos, pos + piece.length, [&](uint64_t, uint64_t, SymbolicSegment& seg) {
         if (seg.writer != kNeverWritten && seg.writer != kInitialData && !st.order->ordered(seg.writer, step))
           fail(r, to_string(op) + " overwrites " + to_string(s) + " written by unordered step " + std::to_string(seg.writer) + " (race)", step);
         for (uint32_t reader : seg.readers)
           if (!st.order->ordered(reader, step))
             fail(r, to_string(op) + " overwrites " + to_string(s) + " while unordered step " + std::to_string(reader) + " reads it (race)", step);
-        seg.contributions = contributions;
+        seg.contributions = piece.contributions;
         seg.writer = step;
         seg.readers.clear();
       });
-      pos += length;
+      pos += piece.length;
     }
   }
 
