@@ -8,6 +8,7 @@ Bad input gives one line on stderr and exit status 2.
 """
 import argparse
 import csv
+import os
 import sys
 
 import matplotlib
@@ -64,7 +65,23 @@ def plot_busbw(rows, output):
     ax.grid(True, which="both", alpha=0.3)
     ax.legend()
     fig.tight_layout()
-    fig.savefig(output, dpi=110)
+    # Written beside the target, then renamed: an interrupted run never leaves half a PNG.
+    partial = output + ".partial.png"
+    try:
+        fig.savefig(partial, dpi=110)
+        os.replace(partial, output)
+    except OSError as e:
+        fail(f"{output}: {e.strerror}")
+
+
+def check_output(path):
+    directory = os.path.dirname(path) or "."
+    if not os.path.isdir(directory):
+        fail(f"-o {path}: directory {directory} does not exist")
+    if not os.access(directory, os.W_OK):
+        fail(f"-o {path}: cannot write in {directory}")
+    if os.path.isdir(path):
+        fail(f"-o {path}: is a directory")
 
 
 def main():
@@ -73,6 +90,7 @@ def main():
     parser.add_argument("results", nargs="+")
     parser.add_argument("-o", "--output", required=True)
     args = parser.parse_args()
+    check_output(args.output)
     plot_busbw(read_rows(args.results), args.output)
 
 

@@ -187,5 +187,24 @@ expect_usage_error "malformed tuning file" "bad-tuning.json: unreadable tuning f
   "$arlab" bench -a auto -e 8 --tuning "$work/bad-tuning.json"
 expect_usage_error "tune on one rank" "needs at least 2 ranks" "$arlab" tune -o "$work/t.json"
 
+# plot.py: truncated and wrong-schema results, missing inputs, unwritable outputs.
+if [ -x /usr/bin/python3 ] && /usr/bin/python3 -c "import matplotlib" 2>/dev/null; then
+  plot=(/usr/bin/python3 "$(dirname "$0")/../../harness/plot.py" busbw)
+  head -3 "$work/r.csv" >"$work/trunc.csv" && printf 'ring,mpi,3,1,10' >>"$work/trunc.csv"
+  expect_usage_error "plot: truncated CSV" "trunc.csv: line 4: a value is not a number (truncated file?)" "${plot[@]}" "$work/trunc.csv" -o "$work/p.png"
+  expect_usage_error "plot: JSON given as CSV" "r.json: not an arlab bench CSV" "${plot[@]}" "$work/r.json" -o "$work/p.png"
+  expect_usage_error "plot: missing input" "nope.csv: No such file or directory" "${plot[@]}" "$work/nope.csv" -o "$work/p.png"
+  expect_usage_error "plot: missing output directory" "-o /nonexistent/p.png: directory /nonexistent does not exist" \
+    "${plot[@]}" "$work/r.csv" -o /nonexistent/p.png
+  if "${plot[@]}" "$work/r.csv" -o "$work/p.png" && [ -s "$work/p.png" ] && ! ls "$work"/*.partial.png >/dev/null 2>&1; then
+    pass "plot: a PNG from a good CSV"
+  else
+    fail "plot: no PNG from a good CSV"
+  fi
+  [ -e "$work/p.png" ] && [ "$(ls "$work"/p.png* | wc -l)" -eq 1 ] || fail "plot: a failed run left a file behind"
+else
+  echo "skip plot.py checks: /usr/bin/python3 with matplotlib not found"
+fi
+
 echo "bench CLI: $passed passed, $failed failed"
 [ "$failed" -eq 0 ]
