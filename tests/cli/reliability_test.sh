@@ -70,8 +70,10 @@ for transport in mpi shm ucx; do
   wait $job
   status=$?
   took=$(seconds_since "$t0")
-  if [ "$status" -ne 0 ] && [ "$status" -ne 124 ] && [ "$(echo "$took < $timeout_s + 10" | bc)" = 1 ]; then
-    pass "-t $transport: a rank killed with SIGKILL: the job ends (exit $status) in $took s"
+  # The launcher ends the others (SIGTERM): each says what it was doing; or their watchdog does.
+  if [ "$status" -ne 0 ] && [ "$status" -ne 124 ] && [ "$(echo "$took < $timeout_s + 10" | bc)" = 1 ] &&
+    grep -Eq "^arlab: rank [02] on .*(terminated \(SIGTERM\)|no progress for [0-9]+ s).* during ring on $transport, 64K" "$work/kill"; then
+    pass "-t $transport: a rank killed with SIGKILL: the job ends (exit $status) in $took s, the others say where they were"
   else
     fail "-t $transport: SIGKILL: exit $status after $took s: $(grep -v '^#' "$work/kill" | head -5)"
   fi
