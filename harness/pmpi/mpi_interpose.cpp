@@ -155,13 +155,14 @@ bool serve(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype,
   const bool in_place = sendbuf == MPI_IN_PLACE;
   if (is_gpu_pointer(recvbuf) || (!in_place && is_gpu_pointer(sendbuf))) return pass(PassReason::GpuBuffer, "", comm);
 
-  CommunicatorState& state = state_of(comm);
-  if (!state.unavailable().empty()) return pass(PassReason::TransportUnavailable, state.unavailable(), comm);
   try {
+    CommunicatorState& state = state_of(comm);
+    if (!state.unavailable().empty()) return pass(PassReason::TransportUnavailable, state.unavailable(), comm);
     state.allreduce(in_place ? recvbuf : sendbuf, recvbuf, static_cast<uint64_t>(count), t.translation->type,
                     t.translation->op);
   } catch (const std::exception& e) {
-    // The other ranks are inside the same collective: the job cannot continue.
+    // The other ranks are inside the same collective (or the state's collective set-up): the
+    // job cannot continue.
     std::fprintf(stderr, "arlab: rank %d: MPI_Allreduce(count=%d, %s) failed: %s\n", world_rank(), count,
                  ip.config.describe().c_str(), e.what());
     PMPI_Abort(comm, 1);
