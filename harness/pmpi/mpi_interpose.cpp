@@ -22,6 +22,7 @@
 #include "harness/pmpi/communicator_state.h"
 #include "harness/pmpi/interpose_config.h"
 #include "harness/pmpi/interpose_types.h"
+#include "harness/watchdog.h"
 
 namespace arlab {
 namespace {
@@ -78,6 +79,7 @@ void configure() {
   } catch (const std::exception& e) {
     error = e.what();
   }
+  Watchdog::instance().set_timeout(ip.config.timeout_s);  // the executors' stall reports
   int any_error = 0, has_error = error.empty() ? 0 : 1;
   PMPI_Allreduce(&has_error, &any_error, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
   if (any_error) stop(error, has_error);
