@@ -10,6 +10,7 @@
 #include "harness/cli.h"
 #include "harness/errors.h"
 #include "harness/explain.h"
+#include "harness/model.h"
 #include "harness/tune.h"
 #include "harness/watchdog.h"
 #include "transports/bootstrap.h"
@@ -62,6 +63,7 @@ const Subcommand kSubcommands[] = {
     {"bench", "time all-reduce algorithms under mpirun / srun (nccl-tests flags)", bench_main},
     {"explain", "print an algorithm's schedule and check it symbolically", run_explain},
     {"tune", "measure alpha, beta and gamma for -a auto (under mpirun, >= 2 ranks)", run_tune},
+    {"model", "compute vs all-reduce time per training iteration, per algorithm and fabric (--seed-example)", run_model},
 };
 
 // Under a launcher every rank runs the same parser; only the first prints the error.
@@ -108,5 +110,5 @@ int main(int argc, char** argv) {
       return fail(command, e.what(), 1);
     }
   }
-  return fail(command, "unknown command (commands: bench, explain, tune; see arlab --help)", 2);
+  return fail(command, "unknown command (commands: bench, explain, tune, model; see arlab --help)", 2);
 }

@@ -187,6 +187,22 @@ expect_usage_error "malformed tuning file" "bad-tuning.json: unreadable tuning f
   "$arlab" bench -a auto -e 8 --tuning "$work/bad-tuning.json"
 expect_usage_error "tune on one rank" "needs at least 2 ranks" "$arlab" tune -o "$work/t.json"
 
+# arlab model: the seed's example checked; bad input one line.
+if "$arlab" model --seed-example >"$work/model" 2>&1 && grep -q "T_compute = 0.300 s" "$work/model" &&
+  grep -q "1.5e15/(16\*312e12) = 0.3 ms" "$work/model" && grep -q "^- T_compute units: .* not 0.3 ms" "$work/model" &&
+  grep -q "^- HDR bandwidth: HDR InfiniBand is 200 Gb/s (bits) per port = 25 GB/s, not 200 GB/s" "$work/model" &&
+  grep -q "^- latency rounds: a ring all-reduce has 2(N-1) = 30 message rounds, not N-1 = 15" "$work/model" &&
+  grep -q "^- data volume: a ring all-reduce sends 2(N-1)/N x D = 1.50 GB" "$work/model"; then
+  pass "model --seed-example: T_compute 0.30 s and each discrepancy"
+else
+  fail "model --seed-example: $(head -12 "$work/model")"
+fi
+expect_usage_error "model: unknown fabric" "--fabric: unknown fabric 'token-ring' (accepted: ib-hdr" \
+  "$arlab" model --gpus 16 --tflops 312 --flops 1.5e15 --bytes 0.8e9 --fabric token-ring
+expect_usage_error "model: missing input" "--tflops is required" "$arlab" model --gpus 16
+expect_usage_error "model: bad latency" "--extra-latency: '20' is not a duration" \
+  "$arlab" model --gpus 16 --tflops 312 --flops 1.5e15 --bytes 0.8e9 --extra-latency 20
+
 # plot.py: truncated and wrong-schema results, missing inputs, unwritable outputs.
 if [ -x /usr/bin/python3 ] && /usr/bin/python3 -c "import matplotlib" 2>/dev/null; then
   plot=(/usr/bin/python3 "$(dirname "$0")/../../harness/plot.py" busbw)
