@@ -3,10 +3,12 @@
 # (mpi, shm, ucx) a 3-rank sweep is disturbed once it is timing:
 #  - rank 1 stops (SIGSTOP): the others must report what they wait for (which step, which
 #    peer) and end the job non-zero within --timeout + 10 s;
-#  - rank 1 is killed (SIGKILL): the job must end non-zero within --timeout + 10 s;
-#  and no arlab segment may be left in /dev/shm. Then: SIGTERM to every rank (what scancel
-#  does) keeps the CSV and JSON written so far valid and ends the run within seconds; ranks
-#  given different arguments stop with one line naming the argument and the ranks.
+#  - rank 1 is killed (SIGKILL): the job must end non-zero within --timeout + 10 s.
+# Then SIGTERM to every rank (what scancel does) must keep the CSV and JSON written so far
+# valid and end the run within seconds, and ranks given different arguments must stop with
+# one line naming the argument and the ranks. After all of it nothing new may be left in
+# /dev/shm (the test runs alone, RUN_SERIAL, so every new name is this test's), except Open
+# MPI's own vader_segment files, which an aborted Open MPI job sometimes leaves: reported.
 # usage: reliability_test.sh BUILD_DIR
 set -u
 arlab=$1/arlab
@@ -18,13 +20,7 @@ trap 'pkill -CONT -f "seed 4242424242" 2>/dev/null; rm -rf "$work"' EXIT
 pass() { passed=$((passed + 1)); echo "ok   $1"; }
 fail() { failed=$((failed + 1)); echo "FAIL $1"; }
 
-# Names in /dev/shm that persist across two seconds (other tests' segments live for milliseconds).
-arlab_shm() { ls /dev/shm 2>/dev/null | grep '^arlab\.' | sort; }
-arlab_shm_left() {
-  local a b c
-  a=$(arlab_shm); sleep 1; b=$(arlab_shm); sleep 1; c=$(arlab_shm)
-  comm -12 <(echo "$a") <(echo "$b") | comm -12 - <(echo "$c") | grep -c . || true
-}
+shm_names() { ls /dev/shm 2>/dev/null | sort; }
 # The pid of world rank R of the running test job (Open MPI puts the rank in each process's environment).
 rank_pid() {
   local p
@@ -44,7 +40,7 @@ start_sweep() {
 }
 seconds_since() { printf "%.1f" "$(echo "$(date +%s.%N) - $1" | bc)"; }
 
-before=$(arlab_shm_left)
+before=$(shm_names)
 for transport in mpi shm ucx; do
   start_sweep "$transport" "$work/stop"
   victim=$(rank_pid 1)
@@ -78,11 +74,6 @@ for transport in mpi shm ucx; do
     fail "-t $transport: SIGKILL: exit $status after $took s: $(grep -v '^#' "$work/kill" | head -5)"
   fi
 done
-if [ "$(arlab_shm_left)" -eq "$before" ]; then
-  pass "nothing of arlab's left in /dev/shm"
-else
-  fail "$(arlab_shm_left) arlab entries left in /dev/shm"
-fi
 pgrep -f "seed 4242424242" >/dev/null && fail "ranks still running: $(pgrep -af 'seed 4242424242')"
 
 # SIGTERM to every rank mid-sweep (scancel): quick end, files valid, rows so far kept.
@@ -116,6 +107,17 @@ if [ "$status" -eq 2 ] && [ "$(grep -c '^arlab bench:' "$work/err")" -eq 1 ] &&
 else
   fail "different arguments: exit $status: $(head -3 "$work/err")"
 fi
+
+sleep 1  # the launcher's clean-up of the ended jobs
+new=$(comm -13 <(echo "$before") <(shm_names))
+left=$(echo "$new" | grep -v '^vader_segment\.' | tr '\n' ' ')
+if [ -z "${left// /}" ]; then
+  pass "nothing of arlab's or UCX's left in /dev/shm"
+else
+  fail "left in /dev/shm: $left"
+fi
+vader=$(echo "$new" | grep -c '^vader_segment\.' || true)
+[ "$vader" -eq 0 ] || echo "note: Open MPI left $vader vader_segment file(s) of its aborted jobs in /dev/shm (its own, not arlab's)"
 
 echo "reliability: $passed passed, $failed failed"
 [ "$failed" -eq 0 ]
