@@ -66,7 +66,8 @@ TEST(Model, CommunicationBoundJobsLoseToLatencyWhenOverlapped) {
   in.flops = 1e12;  // little compute to hide the all-reduce
   in.bytes = 1e6;
   in.gpus = 1024;
-  const AlgorithmModel& ring = find(evaluate_model(in), "ring");
+  const ModelResult r = evaluate_model(in);
+  const AlgorithmModel& ring = find(r, "ring");
   EXPECT_GT(ring.comm_s, 1e12 / (1024 * 312e12));
   EXPECT_GT(ring.loss_overlapped, 0.5);  // 2046 rounds x 20 us dwarf the rest
 }
