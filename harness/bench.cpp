@@ -117,19 +117,21 @@ class BenchRun {
     const auto mine = shared_settings(o_);
     std::string text;
     for (const auto& [flag, value] : mine) text += value + '\n';
-    const std::vector<std::string> all = boot_.gather_strings(text);
+    // values[r][f]: rank r's value of setting f.
+    std::vector<std::vector<std::string>> values;
+    for (const std::string& theirs : boot_.gather_strings(text)) {
+      values.emplace_back();
+      for (size_t begin = 0, end; (end = theirs.find('\n', begin)) != std::string::npos; begin = end + 1)
+        values.back().push_back(theirs.substr(begin, end - begin));
+    }
     for (size_t field = 0; field < mine.size(); ++field) {
-      const auto value_of = [&](int rank) {
-        size_t begin = 0;
-        for (size_t f = 0; f < field; ++f) begin = all[rank].find('\n', begin) + 1;
-        return all[rank].substr(begin, all[rank].find('\n', begin) - begin);
-      };
       std::string differing;
-      for (int r = 1; r < boot_.size(); ++r)
-        if (value_of(r) != value_of(0)) differing += (differing.empty() ? "" : ", ") + std::to_string(r) + " (" + value_of(r) + ")";
+      for (size_t r = 1; r < values.size(); ++r)
+        if (values[r][field] != values[0][field])
+          differing += (differing.empty() ? "" : ", ") + std::to_string(r) + " (" + values[r][field] + ")";
       if (!differing.empty())
-        throw UsageError("ranks disagree on " + mine[field].first + ": rank 0 has " + value_of(0) + ", rank(s) " + differing +
-                         " differ (every rank must get the same arguments; check the launcher line)");
+        throw UsageError("ranks disagree on " + mine[field].first + ": rank 0 has " + values[0][field] + ", rank(s) " +
+                         differing + " differ (every rank must get the same arguments; check the launcher line)");
     }
   }
 
@@ -220,11 +222,17 @@ class BenchRun {
   // host); the slowest rank's average.
   double time_iterations(Collective& c, const char* in, char* out) {
     Watchdog& watchdog = Watchdog::instance();
-    for (int i = 0; i < o_.warmup; ++i) c.run(in, out), watchdog.beat();
+    for (int i = 0; i < o_.warmup; ++i) {
+      c.run(in, out);
+      watchdog.beat();
+    }
     device_->synchronize();
     boot_.barrier();
     device_->timer_start();
-    for (int i = 0; i < o_.iterations; ++i) c.run(in, out), watchdog.beat();
+    for (int i = 0; i < o_.iterations; ++i) {
+      c.run(in, out);
+      watchdog.beat();
+    }
     return boot_.max(device_->timer_stop_us() / o_.iterations);
   }
 

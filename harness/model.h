@@ -46,6 +46,7 @@ struct ModelResult {
 ModelResult evaluate_model(const ModelInput& input);
 
 void print_model(const ModelInput& input);
+ModelInput seed_example_input();  // the seed's 16 A100s on HDR InfiniBand, +20 us
 void print_seed_example();  // seed_example.cpp
 
 int run_model(int argc, char** argv);

@@ -10,7 +10,7 @@
 
 namespace arlab {
 
-void print_seed_example() {
+ModelInput seed_example_input() {
   // The seed's inputs: 16 A100 nodes of one GPU each, HDR InfiniBand, 20 us added.
   ModelInput in;
   in.gpus = 16;
@@ -21,6 +21,12 @@ void print_seed_example() {
   in.fabric = {"ib-hdr", hdr.alpha_s, hdr.bytes_per_second};
   in.intra = in.fabric;
   in.extra_latency_s = 20e-6;
+  return in;
+}
+
+void print_seed_example() {
+  const ModelInput in = seed_example_input();
+  const FabricPreset& hdr = *find_fabric("ib-hdr");
   const ModelResult r = evaluate_model(in);
   const AlgorithmModel& ring = r.algorithms.front();
   const int n = in.gpus;

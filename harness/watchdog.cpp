@@ -112,14 +112,17 @@ void Watchdog::watch() {
   }
 }
 
-double default_timeout_from_environment() {
-  const char* text = std::getenv("ARLAB_TIMEOUT");
-  if (!text || !*text) return 60.0;
+double parse_timeout(const char* text) {
   char* end = nullptr;
   const double seconds = std::strtod(text, &end);
-  if (*end != '\0' || !std::isfinite(seconds) || seconds < 0)
+  if (end == text || *end != '\0' || !std::isfinite(seconds) || seconds < 0)
     throw UsageError(std::string("ARLAB_TIMEOUT: '") + text + "' is not a number of seconds (0 turns the watchdog off)");
   return seconds;
+}
+
+double default_timeout_from_environment() {
+  const char* text = std::getenv("ARLAB_TIMEOUT");
+  return text && *text ? parse_timeout(text) : 60.0;
 }
 
 SignalsHeld::SignalsHeld() {
@@ -132,12 +135,13 @@ SignalsHeld::SignalsHeld() {
 
 SignalsHeld::~SignalsHeld() { pthread_sigmask(SIG_SETMASK, &previous_, nullptr); }
 
-double IdlePoll::yield_and_measure() {
+bool IdlePoll::yield_and_expire() {
   sched_yield();
   const auto now = std::chrono::steady_clock::now();
   if (idle_since_ == std::chrono::steady_clock::time_point{}) idle_since_ = now;
   seconds_idle_ = std::chrono::duration<double>(now - idle_since_).count();
-  return Watchdog::instance().timeout();
+  const double timeout = Watchdog::instance().timeout();
+  return timeout > 0 && seconds_idle_ > timeout;
 }
 
 void IdlePoll::throw_stall(const std::string& what) const {

@@ -57,7 +57,9 @@ class Watchdog {
   bool armed_ = false;
 };
 
-// Reads --timeout's default from ARLAB_TIMEOUT (seconds); UsageError when malformed.
+// ARLAB_TIMEOUT's value in seconds; UsageError when it is not a number >= 0.
+double parse_timeout(const char* text);
+// --timeout's default: ARLAB_TIMEOUT, else 60 s.
 double default_timeout_from_environment();
 
 // Blocks SIGINT / SIGTERM while alive, so a file being replaced is never left half-done.
@@ -86,17 +88,12 @@ class IdlePoll {
   void idle(Describe&& describe) {
     if (++spins_ < kSpinsBeforeYield) return;
     spins_ = 0;
-    yield_and_check([&] { return describe(); });
+    if (yield_and_expire()) throw_stall(describe());
   }
 
  private:
   static constexpr int kSpinsBeforeYield = 64;
-  template <class Describe>
-  void yield_and_check(Describe&& describe) {
-    const double timeout = yield_and_measure();
-    if (timeout > 0 && seconds_idle_ > timeout) throw_stall(describe());
-  }
-  double yield_and_measure();  // yields; returns the timeout and updates seconds_idle_
+  bool yield_and_expire();  // yields; true once idle for longer than the watchdog's timeout
   [[noreturn]] void throw_stall(const std::string& what) const;
 
   int spins_ = 0;

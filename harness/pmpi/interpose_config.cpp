@@ -1,11 +1,11 @@
 #include "harness/pmpi/interpose_config.h"
 
-#include <cstdlib>
 
 #include "algorithms/registry.h"
 #include "harness/collective.h"
 #include "harness/errors.h"
 #include "harness/sizes.h"
+#include "harness/watchdog.h"
 #include "transports/registry.h"
 
 namespace arlab {
@@ -39,14 +39,6 @@ bool flag_from(const char* text) {
   throw UsageError("ARLAB_VERBOSE=" + value + ": expected 1 or 0");
 }
 
-double timeout_from(const char* text) {
-  char* end = nullptr;
-  const double seconds = std::strtod(text, &end);
-  if (*end != '\0' || end == text || !(seconds >= 0) || seconds > 1e9)
-    throw UsageError(std::string("ARLAB_TIMEOUT=") + text + ": seconds, 0 or more (0: never)");
-  return seconds;
-}
-
 }  // namespace
 
 InterposeConfig read_interpose_config(const EnvironmentLookup& getenv) {
@@ -56,7 +48,7 @@ InterposeConfig read_interpose_config(const EnvironmentLookup& getenv) {
   if (const char* v = getenv("ARLAB_CHUNK"); v && *v) c.chunk_bytes = parse_size("ARLAB_CHUNK", v);
   if (const char* v = getenv("ARLAB_MIN_BYTES"); v && *v) c.min_bytes = parse_size("ARLAB_MIN_BYTES", v);
   if (const char* v = getenv("ARLAB_VERBOSE")) c.verbose = flag_from(v);
-  if (const char* v = getenv("ARLAB_TIMEOUT"); v && *v) c.timeout_s = timeout_from(v);
+  if (const char* v = getenv("ARLAB_TIMEOUT"); v && *v) c.timeout_s = parse_timeout(v);
   return c;
 }
 

@@ -14,17 +14,6 @@ Link preset(const char* name) {
   return {name, f->alpha_s, f->bytes_per_second};
 }
 
-ModelInput seed_inputs() {
-  ModelInput in;
-  in.gpus = 16;
-  in.tflops = 312;
-  in.flops = 1.5e15;
-  in.bytes = 0.8e9;
-  in.fabric = in.intra = preset("ib-hdr");
-  in.extra_latency_s = 20e-6;
-  return in;
-}
-
 const AlgorithmModel& find(const ModelResult& r, const std::string& name) {
   for (const auto& m : r.algorithms)
     if (m.algorithm == name) return m;
@@ -32,7 +21,7 @@ const AlgorithmModel& find(const ModelResult& r, const std::string& name) {
 }
 
 TEST(Model, TheSeedsExampleCorrected) {
-  const ModelResult r = evaluate_model(seed_inputs());
+  const ModelResult r = evaluate_model(seed_example_input());
   EXPECT_NEAR(r.compute_s, 0.30048, 1e-5);  // the seed wrote 0.3 ms
   const AlgorithmModel& ring = find(r, "ring");
   EXPECT_EQ(ring.rounds, 30);                          // 2(N-1), the seed counted N-1
@@ -47,7 +36,7 @@ TEST(Model, TheSeedsExampleCorrected) {
 }
 
 TEST(Model, ExtraLatencyHitsOnlyTheFabricRoundsOfHier) {
-  ModelInput in = seed_inputs();
+  ModelInput in = seed_example_input();
   in.gpus = 64;
   in.gpus_per_node = 8;
   in.intra = preset("nvlink4");
@@ -62,7 +51,7 @@ TEST(Model, ExtraLatencyHitsOnlyTheFabricRoundsOfHier) {
 }
 
 TEST(Model, CommunicationBoundJobsLoseToLatencyWhenOverlapped) {
-  ModelInput in = seed_inputs();
+  ModelInput in = seed_example_input();
   in.flops = 1e12;  // little compute to hide the all-reduce
   in.bytes = 1e6;
   in.gpus = 1024;
