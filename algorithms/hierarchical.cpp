@@ -111,14 +111,19 @@ uint64_t direct_scratch(const NodeLayout& l, uint64_t count) { return l.node_siz
 Range direct_reduce_scatter(const NodeLayout& l, uint64_t count, ChainBuilder& chain) {
   const uint64_t slot = max_block_count(count, l.slices);
   std::vector<Op> exchange;
-  for (int j = 0; j < l.slices; ++j) {
-    const Range sj = slice_of(l, count, j);
-    if (j != l.local && sj.count) exchange.push_back(Op::send(l.base + j, {BufferId::Input, sj.offset, sj.count}));
+  // Staggered: the d-th message goes to local rank + d and the d-th receive is from local rank
+  // - d, so in every round each rank sends to one peer and hears from one (no incast).
+  for (int d = 1; d < l.node_size; ++d) {
+    const int j = mod(l.local + d, l.node_size);
+    const Range sj = j < l.slices ? slice_of(l, count, j) : Range{};
+    if (sj.count) exchange.push_back(Op::send(l.base + j, {BufferId::Input, sj.offset, sj.count}));
   }
   const Range mine = l.local < l.slices ? slice_of(l, count, l.local) : Range{};
   if (mine.count)
-    for (int o = 0; o < l.node_size; ++o)
-      if (o != l.local) exchange.push_back(Op::recv(l.base + o, {BufferId::Scratch, o * slot, mine.count}));
+    for (int d = 1; d < l.node_size; ++d) {
+      const int o = mod(l.local - d, l.node_size);
+      exchange.push_back(Op::recv(l.base + o, {BufferId::Scratch, o * slot, mine.count}));
+    }
   chain.step(exchange);
   if (mine.count) {
     // My own contribution first (in place it is the output itself), then the others in rank
@@ -137,12 +142,14 @@ Range direct_reduce_scatter(const NodeLayout& l, uint64_t count, ChainBuilder& c
 
 void direct_all_gather(const NodeLayout& l, uint64_t count, Range mine, ChainBuilder& chain) {
   std::vector<Op> share;
+  // Staggered as in the reduce-scatter.
   if (mine.count)
-    for (int o = 0; o < l.node_size; ++o)
-      if (o != l.local) share.push_back(Op::send(l.base + o, {BufferId::Output, mine.offset, mine.count}));
-  for (int j = 0; j < l.slices; ++j) {
-    const Range sj = slice_of(l, count, j);
-    if (j != l.local && sj.count) share.push_back(Op::recv(l.base + j, {BufferId::Output, sj.offset, sj.count}));
+    for (int d = 1; d < l.node_size; ++d)
+      share.push_back(Op::send(l.base + mod(l.local + d, l.node_size), {BufferId::Output, mine.offset, mine.count}));
+  for (int d = 1; d < l.node_size; ++d) {
+    const int j = mod(l.local - d, l.node_size);
+    const Range sj = j < l.slices ? slice_of(l, count, j) : Range{};
+    if (sj.count) share.push_back(Op::recv(l.base + j, {BufferId::Output, sj.offset, sj.count}));
   }
   chain.step(share);
 }

@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <sstream>
-#include <unordered_map>
 
 #include "algorithms/errors.h"
 
@@ -58,12 +57,19 @@ uint32_t RankSchedule::add_step(std::span<const Op> ops, std::span<const uint32_
 }
 
 std::vector<uint32_t> message_sequence(const RankSchedule& s) {
-  std::unordered_map<int, uint32_t> sent, received;
-  std::vector<uint32_t> seq(s.num_ops(), 0);
-  for (size_t i = 0; i < s.num_ops(); ++i) {
-    const Op& op = s.all_ops()[i];
-    if (is_outgoing(op.kind)) seq[i] = sent[op.peer]++;
-    if (is_incoming(op.kind)) seq[i] = received[op.peer]++;
+  // Sort the message ops by (direction, peer, op index); each run of one direction and peer
+  // then numbers its ops 0, 1, 2, ... (no hashing: worlds of 65,536 ranks call this per rank).
+  const auto ops = s.all_ops();
+  std::vector<uint64_t> keys;
+  for (uint32_t i = 0; i < ops.size(); ++i)
+    if (is_outgoing(ops[i].kind) || is_incoming(ops[i].kind))
+      keys.push_back(uint64_t{is_incoming(ops[i].kind)} << 63 | uint64_t{static_cast<uint32_t>(ops[i].peer)} << 32 | i);
+  std::sort(keys.begin(), keys.end());
+  std::vector<uint32_t> seq(ops.size(), 0);
+  uint32_t next = 0;
+  for (size_t k = 0; k < keys.size(); ++k) {
+    if (k > 0 && keys[k] >> 32 != keys[k - 1] >> 32) next = 0;  // a new direction or peer
+    seq[static_cast<uint32_t>(keys[k])] = next++;
   }
   return seq;
 }

@@ -20,9 +20,7 @@
 #include "transports/registry.h"
 
 namespace arlab {
-namespace {
 
-// A results file must be creatable before the run starts, not after its first row.
 void check_writable(const std::string& flag, const std::string& path) {
   const size_t slash = path.find_last_of('/');
   const std::string dir = slash == std::string::npos ? "." : slash == 0 ? "/" : path.substr(0, slash);
@@ -34,7 +32,6 @@ void check_writable(const std::string& flag, const std::string& path) {
     throw UsageError(flag + " " + path + ": cannot write in " + dir + " (" + std::strerror(errno) + ")");
   if (stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode)) throw UsageError(flag + " " + path + ": is a directory");
 }
-
 
 std::vector<std::string> split_list(const std::string& text) {
   std::vector<std::string> out;
@@ -48,8 +45,6 @@ std::vector<std::string> split_list(const std::string& text) {
   }
   return out;
 }
-
-}  // namespace
 
 BenchOptions parse_bench_options(int argc, char** argv) {
   BenchOptions o;

@@ -46,6 +46,13 @@ struct BenchOptions {
 // different ones would hang or compute the wrong thing, so the ranks compare them first.
 std::vector<std::pair<std::string, std::string>> shared_settings(const BenchOptions& options);
 
+// A results file must be creatable before the run starts, not after its first row: throws
+// UsageError naming the flag when its directory is missing or not writable.
+void check_writable(const std::string& flag, const std::string& path);
+
+// "ring,,dbtree" -> {"ring", "dbtree"}.
+std::vector<std::string> split_list(const std::string& text);
+
 // Throws UsageError naming the flag; CLI::CallForHelp / CLI::Success for --help.
 BenchOptions parse_bench_options(int argc, char** argv);
 

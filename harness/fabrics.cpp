@@ -1,6 +1,8 @@
 #include "harness/fabrics.h"
 
 #include "algorithms/named_table.h"
+#include "harness/errors.h"
+#include "harness/units.h"
 
 namespace arlab {
 
@@ -24,5 +26,20 @@ const std::vector<FabricPreset>& fabric_presets() {
 
 const FabricPreset* find_fabric(std::string_view name) { return find_named(fabric_presets(), name); }
 std::string fabric_names() { return join_names(fabric_presets()); }
+
+Link link_from(const std::string& flag, const std::string& preset, const std::string& alpha, const std::string& bandwidth) {
+  const FabricPreset* f = find_fabric(preset);
+  if (!f) throw UsageError(flag + ": unknown fabric '" + preset + "' (accepted: " + fabric_names() + ")");
+  Link link{std::string(f->name), f->alpha_s, f->bytes_per_second};
+  if (!alpha.empty()) {
+    link.alpha_s = parse_duration("--alpha", alpha);
+    link.name += ", alpha overridden";
+  }
+  if (!bandwidth.empty()) {
+    link.bytes_per_second = parse_bandwidth("--bandwidth", bandwidth);
+    link.name += ", bandwidth overridden";
+  }
+  return link;
+}
 
 }  // namespace arlab

@@ -11,6 +11,7 @@
 #include "harness/errors.h"
 #include "harness/explain.h"
 #include "harness/model.h"
+#include "harness/sim_command.h"
 #include "harness/tune.h"
 #include "harness/watchdog.h"
 #include "transports/bootstrap.h"
@@ -63,6 +64,7 @@ const Subcommand kSubcommands[] = {
     {"bench", "time all-reduce algorithms under mpirun / srun (nccl-tests flags)", bench_main},
     {"explain", "print an algorithm's schedule and check it symbolically", run_explain},
     {"tune", "measure alpha, beta and gamma for -a auto (under mpirun, >= 2 ranks)", run_tune},
+    {"sim", "simulate an algorithm's schedules at any N on a modelled fabric and topology", run_sim},
     {"model", "compute vs all-reduce time per training iteration, per algorithm and fabric (--seed-example)", run_model},
 };
 

@@ -45,15 +45,6 @@ AlgorithmModel model_algorithm(const std::string& name, const ModelInput& in, do
   return m;
 }
 
-Link link_from(const std::string& flag, const std::string& preset, const std::string& alpha, const std::string& bandwidth) {
-  const FabricPreset* f = find_fabric(preset);
-  if (!f) throw UsageError(flag + ": unknown fabric '" + preset + "' (accepted: " + fabric_names() + ")");
-  Link link{std::string(f->name), f->alpha_s, f->bytes_per_second};
-  if (!alpha.empty()) link.alpha_s = parse_duration("--alpha", alpha), link.name += ", alpha overridden";
-  if (!bandwidth.empty()) link.bytes_per_second = parse_bandwidth("--bandwidth", bandwidth), link.name += ", bandwidth overridden";
-  return link;
-}
-
 void print_table(const ModelInput& in, const ModelResult& r) {
   std::printf("# %d GPUs x %g TFLOPS, %g FLOP per iteration, %g GB of gradients all-reduced per GPU\n", in.gpus, in.tflops,
               in.flops, in.bytes / 1e9);

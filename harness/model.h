@@ -8,13 +8,9 @@
 #include <string>
 #include <vector>
 
-namespace arlab {
+#include "harness/fabrics.h"
 
-struct Link {
-  std::string name;
-  double alpha_s = 0;           // per message
-  double bytes_per_second = 1;  // per port, per direction
-};
+namespace arlab {
 
 struct ModelInput {
   int gpus = 1;
