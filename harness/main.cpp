@@ -10,7 +10,9 @@
 #include "harness/cli.h"
 #include "harness/errors.h"
 #include "harness/explain.h"
+#include "harness/fit_command.h"
 #include "harness/model.h"
+#include "harness/plot_command.h"
 #include "harness/sim_command.h"
 #include "harness/tune.h"
 #include "harness/watchdog.h"
@@ -65,6 +67,8 @@ const Subcommand kSubcommands[] = {
     {"explain", "print an algorithm's schedule and check it symbolically", run_explain},
     {"tune", "measure alpha, beta and gamma for -a auto (under mpirun, >= 2 ranks)", run_tune},
     {"sim", "simulate an algorithm's schedules at any N on a modelled fabric and topology", run_sim},
+    {"fit", "fit alpha, beta, gamma per algorithm and transport to arlab bench results", run_fit},
+    {"plot", "busbw, latency-term and measured-versus-simulated plots of results (-o DIR)", run_plot},
     {"model", "compute vs all-reduce time per training iteration, per algorithm and fabric (--seed-example)", run_model},
 };
 

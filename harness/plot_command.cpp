@@ -1,0 +1,82 @@
+// `arlab plot RESULTS... -o DIR`: the three pictures of a sweep, through harness/plot.py:
+//   busbw.png      bus bandwidth against size per algorithm (the CSV files)
+//   latency.png    measured and fitted time against size, and the smallest size against N
+//                  with lines in N and in log2 N (arlab fit's evidence)
+//   simulated.png  measured time against arlab sim's, with the fitted parameters
+#include "harness/plot_command.h"
+
+#include <sys/stat.h>
+
+#include <cstdio>
+#include <nlohmann/json.hpp>
+
+#include "harness/cli.h"
+#include "harness/errors.h"
+#include "harness/fit.h"
+#include "harness/plot_runner.h"
+#include "harness/reporters.h"
+
+namespace arlab {
+namespace {
+
+void draw_versus(const std::vector<FitGroup>& groups, const std::string& png) {
+  nlohmann::json doc{{"schema", "arlab.versus.v1"}, {"groups", nlohmann::json::array()}};
+  for (const FitGroup& g : groups) {
+    if (g.fit.parameters == 0) continue;
+    nlohmann::json group{{"algorithm", g.algorithm}, {"transport", g.transport}, {"points", nlohmann::json::array()}};
+    for (const FitPoint& p : g.points)
+      group["points"].push_back({{"nranks", p.nranks}, {"bytes", p.bytes}, {"measured", p.seconds},
+                                 {"simulated", simulate_point(p, g.fit.value)}});
+    doc["groups"].push_back(group);
+  }
+  const std::string data = png + ".versus.json";
+  write_file_atomically(data, doc.dump(1) + "\n");
+  try {
+    run_plot_script({"versus", data, "-o", png});
+  } catch (...) {
+    std::remove(data.c_str());
+    throw;
+  }
+  std::remove(data.c_str());
+}
+
+}  // namespace
+
+int run_plot(int argc, char** argv) {
+  CLI::App app{"arlab plot: busbw, latency-term and measured-versus-simulated plots of arlab bench results"};
+  std::vector<std::string> files;
+  std::string dir;
+  app.add_option("results", files, "CSV or JSON files from arlab bench")->required();
+  app.add_option("-o,--output", dir, "directory for the PNG files")->required();
+  parse_flags(app, argc, argv);
+  struct stat st {};
+  if (stat(dir.c_str(), &st) != 0 || !S_ISDIR(st.st_mode)) throw UsageError("-o " + dir + ": not a directory");
+
+  std::vector<MeasuredPoint> measured;
+  std::vector<std::string> csv;
+  for (const std::string& file : files) {
+    auto points = read_results(file);  // every file checked before anything is drawn
+    measured.insert(measured.end(), points.begin(), points.end());
+    if (file.size() >= 4 && file.compare(file.size() - 4, 4, ".csv") == 0) csv.push_back(file);
+  }
+  std::vector<std::string> notes;
+  const std::vector<FitGroup> groups = fit_groups(measured, "out", notes);
+  if (!csv.empty()) {
+    std::vector<std::string> args{"busbw"};
+    args.insert(args.end(), csv.begin(), csv.end());
+    args.insert(args.end(), {"-o", dir + "/busbw.png"});
+    run_plot_script(args);
+    std::printf("%s/busbw.png: bus bandwidth against size\n", dir.c_str());
+  } else {
+    std::printf("# busbw.png not drawn: it reads the CSV files, none given\n");
+  }
+  if (groups.empty()) throw UsageError("nothing to fit in " + files.front() + ": no algorithm of this lab's (only mpi rows?)");
+  draw_fit(groups, dir + "/latency.png");
+  std::printf("%s/latency.png: measured and fitted times, and the latency term against N\n", dir.c_str());
+  draw_versus(groups, dir + "/simulated.png");
+  std::printf("%s/simulated.png: measured against arlab sim with the fitted parameters\n", dir.c_str());
+  for (const std::string& note : notes) std::printf("# %s\n", note.c_str());
+  return 0;
+}
+
+}  // namespace arlab
