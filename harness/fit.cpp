@@ -2,11 +2,14 @@
 
 #include <algorithm>
 #include <cmath>
+#include <fstream>
 #include <map>
+#include <nlohmann/json.hpp>
 
 #include "algorithms/datatype.h"
 #include "algorithms/registry.h"
 #include "harness/errors.h"
+#include "harness/reporters.h"
 #include "harness/simulator.h"
 #include "harness/sizes.h"
 
@@ -163,6 +166,56 @@ std::vector<JointFit> joint_fits(const std::vector<FitGroup>& groups) {
     out.push_back(std::move(j));
   }
   return out;
+}
+
+void write_fit_parameters(const std::string& path, const std::vector<FitGroup>& groups, const std::vector<JointFit>& joint) {
+  nlohmann::json doc{{"schema", "arlab.fit-parameters.v1"}, {"groups", nlohmann::json::array()}, {"joint", nlohmann::json::array()}};
+  const auto parameters = [](const FitReport& f) {
+    return nlohmann::json{{"alpha_s", f.value[0]},          {"beta_s_per_byte", f.value[1]}, {"gamma_s_per_byte", f.value[2]},
+                          {"alpha_error_s", f.error[0]},    {"beta_error", f.error[1]},      {"gamma_error", f.error[2]},
+                          {"r_squared", f.r_squared},       {"median_relative_error", f.median_relative_error}};
+  };
+  for (const FitGroup& g : groups) {
+    if (g.fit.parameters == 0) continue;
+    nlohmann::json entry = parameters(g.fit);
+    entry.update({{"entry", g.algorithm + "/" + g.transport}, {"points", g.points.size()}, {"reduction_folded_into_beta", g.reduce_share >= 0}});
+    doc["groups"].push_back(entry);
+  }
+  for (const JointFit& j : joint) {
+    nlohmann::json entry = parameters(j.fit);
+    entry.update({{"entry", j.transport}, {"algorithms", j.algorithms}, {"points", j.points}});
+    doc["joint"].push_back(entry);
+  }
+  write_file_atomically(path, doc.dump(1) + "\n");
+}
+
+FittedLink read_fitted_link(const std::string& spec) {
+  const size_t colon = spec.find(':');
+  const std::string path = spec.substr(0, colon), wanted = colon == std::string::npos ? "" : spec.substr(colon + 1);
+  std::ifstream in(path);
+  if (!in) throw UsageError("--from-fit " + path + ": cannot read");
+  nlohmann::json doc;
+  try {
+    doc = nlohmann::json::parse(in);
+  } catch (const nlohmann::json::exception&) {
+    throw UsageError("--from-fit " + path + ": not valid JSON (truncated file?)");
+  }
+  if (!doc.is_object() || doc.value("schema", "") != "arlab.fit-parameters.v1")
+    throw UsageError("--from-fit " + path + ": not written by arlab fit --json (schema is not arlab.fit-parameters.v1)");
+  std::string names;
+  for (const char* list : {"joint", "groups"})
+    for (const auto& e : doc.value(list, nlohmann::json::array())) {
+      const std::string name = e.value("entry", "");
+      names += (names.empty() ? "" : ", ") + name;
+      if (!wanted.empty() && name != wanted) continue;
+      FittedLink f;
+      const double beta = e.value("beta_s_per_byte", 0.0);
+      f.link = {"fitted " + name + " (" + path + ")", e.value("alpha_s", 0.0), beta > 0 ? 1 / beta : INFINITY};
+      f.gamma = e.value("gamma_s_per_byte", 0.0);
+      return f;
+    }
+  throw UsageError("--from-fit " + spec + ": " + (wanted.empty() ? "no fitted parameters in the file" : "no entry '" + wanted + "'") +
+                   " (entries: " + (names.empty() ? "none" : names) + ")");
 }
 
 }  // namespace arlab

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "algorithms/cost.h"
+#include "harness/fabrics.h"
 #include "harness/least_squares.h"
 #include "harness/results_reader.h"
 
@@ -69,5 +70,17 @@ struct JointFit {
   FitReport fit;
 };
 std::vector<JointFit> joint_fits(const std::vector<FitGroup>& groups);
+
+// `arlab fit --json`: every group's and joint fit's parameters (schema arlab.fit-parameters.v1).
+void write_fit_parameters(const std::string& path, const std::vector<FitGroup>& groups, const std::vector<JointFit>& joint);
+
+// A link from such a file, for `arlab model` and `arlab sim` (--from-fit FILE[:ENTRY]): ENTRY
+// is a transport (its joint fit) or ALGORITHM/TRANSPORT (that group's); without one, the
+// first joint fit, else the first group. Throws UsageError naming the file and what is in it.
+struct FittedLink {
+  Link link;
+  double gamma = 0;  // seconds per byte reduced; 0 where folded into beta
+};
+FittedLink read_fitted_link(const std::string& spec);
 
 }  // namespace arlab

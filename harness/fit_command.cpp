@@ -106,11 +106,14 @@ int run_fit(int argc, char** argv) {
   app.add_option("results", files, "CSV or JSON files from arlab bench (any mix of N, algorithms, transports)")->required();
   app.add_option("--placement", placement, "out (out-of-place) or in")->capture_default_str();
   app.add_option("--plot", plot, "draw measured points and fitted curves into this PNG");
+  std::string json;
+  app.add_option("--json", json, "write the fitted parameters (for arlab model / sim --from-fit)");
   int hold_out = 0;
   app.add_option("--hold-out", hold_out, "leave the rows at this N out of the fit, then predict them with arlab sim");
   parse_flags(app, argc, argv);
   if (placement != "out" && placement != "in") throw UsageError("--placement: '" + placement + "' (accepted: out, in)");
   if (!plot.empty()) check_writable("--plot", plot);
+  if (!json.empty()) check_writable("--json", json);
 
   std::vector<MeasuredPoint> measured;
   for (const std::string& file : files) {
@@ -123,11 +126,13 @@ int run_fit(int argc, char** argv) {
   for (const FitGroup& g : groups) report_group(g);
   for (const std::string& note : notes) std::printf("# %s\n", note.c_str());
   // Per transport, algorithms that reduce different shares of what they send separate beta from gamma.
-  for (const JointFit& j : joint_fits(groups)) {
+  const std::vector<JointFit> joint = joint_fits(groups);
+  for (const JointFit& j : joint) {
     std::printf("%s, %s together (%zu points): beta and gamma separated\n", j.transport.c_str(), j.algorithms.c_str(), j.points);
     print_parameters(j.fit, false);
     std::printf("\n");
   }
+  if (!json.empty()) write_fit_parameters(json, groups, joint);
   if (!plot.empty()) draw_fit(groups, plot);
   return 0;
 }

@@ -7,6 +7,7 @@
 #include "harness/cli.h"
 #include "harness/errors.h"
 #include "harness/fabrics.h"
+#include "harness/fit.h"
 #include "harness/units.h"
 
 namespace arlab {
@@ -88,6 +89,8 @@ int run_model(int argc, char** argv) {
   app.add_option("--flops", flops, "FLOP per iteration, whole job (C)");
   app.add_option("--bytes", bytes, "bytes all-reduced per GPU per iteration (D, gradients)");
   app.add_option("--fabric", fabric, "link between nodes: " + fabric_names())->capture_default_str();
+  std::string from_fit;
+  app.add_option("--from-fit", from_fit, "the fabric from arlab fit --json FILE[:ENTRY] (alpha, 1 / beta)");
   app.add_option("--alpha", alpha, "override the fabric's latency per message (1.5us)");
   app.add_option("--bandwidth", bandwidth, "override the fabric's bandwidth per port (100Gb/s, 25GB/s)");
   app.add_option("--gpus-per-node", in.gpus_per_node, "GPUs per node, for hier")->capture_default_str();
@@ -104,6 +107,11 @@ int run_model(int argc, char** argv) {
   in.flops = parse_number("--flops", flops);
   in.bytes = parse_number("--bytes", bytes);
   in.fabric = link_from("--fabric", fabric, alpha, bandwidth);
+  if (!from_fit.empty()) {
+    in.fabric = read_fitted_link(from_fit).link;
+    if (!alpha.empty()) in.fabric.alpha_s = parse_duration("--alpha", alpha);
+    if (!bandwidth.empty()) in.fabric.bytes_per_second = parse_bandwidth("--bandwidth", bandwidth);
+  }
   in.intra = link_from("--intra-fabric", intra, "", "");
   in.extra_latency_s = parse_duration("--extra-latency", extra);
   if (in.gpus_per_node < 1) throw UsageError("--gpus-per-node: at least 1");

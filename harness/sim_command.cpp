@@ -15,6 +15,7 @@
 #include "harness/bench_options.h"
 #include "harness/cli.h"
 #include "harness/errors.h"
+#include "harness/fit.h"
 #include "harness/reporters.h"
 #include "harness/simulator.h"
 #include "harness/sizes.h"
@@ -163,6 +164,8 @@ int run_sim(int argc, char** argv) {
   app.add_option("--inter", c.inter, "hier: algorithm between nodes")->capture_default_str();
   app.add_option("--intra", c.intra, "hier: phases inside a node")->capture_default_str();
   app.add_option("--fabric", fabric, "link between nodes: " + fabric_names())->capture_default_str();
+  std::string from_fit;
+  app.add_option("--from-fit", from_fit, "the fabric (and gamma) from arlab fit --json FILE[:ENTRY]");
   app.add_option("--alpha", alpha, "override the fabric's latency per message (1.5us)");
   app.add_option("--bandwidth", bandwidth, "override the fabric's bandwidth per port (100Gb/s, 25GB/s)");
   app.add_option("--topology", topology, "switch (one non-blocking switch) or fat-tree")->capture_default_str();
@@ -194,6 +197,13 @@ int run_sim(int argc, char** argv) {
   else if (topology != "switch") throw UsageError("--topology: '" + topology + "' (accepted: switch, fat-tree)");
   const double rate = reduce_rate == "0" ? 0 : parse_bandwidth("--reduce-rate", reduce_rate);
   c.gamma = rate > 0 ? 1 / rate : 0;
+  if (!from_fit.empty()) {
+    const FittedLink fitted = read_fitted_link(from_fit);
+    c.network.fabric = fitted.link;
+    c.gamma = fitted.gamma;
+    if (!alpha.empty()) c.network.fabric.alpha_s = parse_duration("--alpha", alpha);
+    if (!bandwidth.empty()) c.network.fabric.bytes_per_second = parse_bandwidth("--bandwidth", bandwidth);
+  }
   c.max_memory = static_cast<double>(parse_size("--max-memory", max_memory));
   Network check(c.network, 1);  // rejects a bad network before any work
   if (!c.csv.empty()) check_writable("--csv", c.csv);
