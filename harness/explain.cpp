@@ -10,6 +10,8 @@
 #include "algorithms/registry.h"
 #include "harness/cli.h"
 #include "harness/errors.h"
+#include "harness/fabrics.h"
+#include "harness/simulator.h"
 #include "harness/sizes.h"
 
 namespace arlab {
@@ -34,6 +36,15 @@ void print_cost(const AlgorithmInfo& a, const std::vector<RankSchedule>& world, 
               {"gamma: bytes reduced / rank", closed.bytes_reduced, measured.bytes_reduced}};
   for (const auto& r : rows)
     std::printf("%-26s %16.6g %16.6g%s\n", r.name, r.closed, r.measured, r.closed == r.measured ? "" : "   (differ)");
+  // The three predictions side by side on one preset: the closed form, the schedule's counts,
+  // and the simulator playing the schedules (they agree where the closed form is exact).
+  NetworkSpec spec;
+  spec.fabric = link_from("--fabric", "ib-hdr", "", "");
+  const double alpha = spec.fabric.alpha_s, beta = 1 / spec.fabric.bytes_per_second, gamma = 1 / 20e9;
+  Network network(spec, static_cast<int>(world.size()));
+  const double simulated = simulate(world, network, {element_size, gamma}).finish.total();
+  std::printf("%-26s %16.6g %16.6g   arlab sim: %.6g   (us; ib-hdr: alpha 1 us, 25 GB/s; reductions at 20 GB/s)\n",
+              "time", model_time(closed, alpha, beta, gamma) * 1e6, model_time(measured, alpha, beta, gamma) * 1e6, simulated * 1e6);
 }
 
 }  // namespace

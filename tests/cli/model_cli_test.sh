@@ -56,6 +56,15 @@ if [ -n "$t_ft" ] && [ -n "$t_sw" ] && awk -v a="$t_ft" -v b="$t_sw" 'BEGIN { ex
 else
   fail "sim: fat tree $t_ft us vs switch $t_sw us"
 fi
+# explain --cost: closed form, schedule counts and arlab sim give one time where the closed form is exact.
+for alg in ring rd rabenseifner; do
+  line=$("$arlab" explain -a $alg -N 8 --count 4096 --cost | grep "^time ")
+  if echo "$line" | awk '{ if ($2 != $3 || $2 != $6 || $2 <= 0) exit 1 }'; then
+    pass "explain --cost: $alg at N = 8, closed form = schedule = sim ($(echo "$line" | awk '{print $2}') us)"
+  else
+    fail "explain --cost $alg: $line"
+  fi
+done
 expect_usage_error "sim: unknown algorithm" "-a: unknown algorithm 'auto' (accepted: ring" "$arlab" sim -a auto
 expect_usage_error "sim: unknown topology" "--topology: 'torus' (accepted: switch, fat-tree)" "$arlab" sim --topology torus
 expect_usage_error "sim: no ranks" "-N: between 1 and 16777216 ranks (got 0)" "$arlab" sim -N 0

@@ -8,6 +8,7 @@
 #include <cmath>
 
 #include "algorithms/checker.h"
+#include "algorithms/cost.h"
 #include "algorithms/registry.h"
 #include "harness/simulator.h"
 
@@ -71,7 +72,10 @@ TEST(Simulator, EqualsTheClosedFormAtPowersOfTwo) {
       const double expected = model_time(closed, alpha, beta, gamma);
       SCOPED_TRACE(std::string(name) + " N=" + std::to_string(n));
       SimTime parts;
-      EXPECT_NEAR(simulated(world_of(a, p), fabric(alpha, 25e9), gamma, &parts), expected, 1e-9 * expected);
+      const auto world = world_of(a, p);
+      EXPECT_NEAR(simulated(world, fabric(alpha, 25e9), gamma, &parts), expected, 1e-9 * expected);
+      // What `arlab explain --cost` prints as "from schedule" agrees too.
+      EXPECT_NEAR(model_time(measured_cost(world, 4), alpha, beta, gamma), expected, 1e-9 * expected);
       EXPECT_NEAR(parts.latency, closed.rounds * alpha, 1e-9 * expected);
       EXPECT_NEAR(parts.reduction, closed.bytes_reduced * gamma, 1e-9 * expected);
     }
