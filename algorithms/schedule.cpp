@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <sstream>
+#include <unordered_map>
 
 #include "algorithms/errors.h"
 
@@ -57,19 +58,34 @@ uint32_t RankSchedule::add_step(std::span<const Op> ops, std::span<const uint32_
 }
 
 std::vector<uint32_t> message_sequence(const RankSchedule& s) {
-  // Sort the message ops by (direction, peer, op index); each run of one direction and peer
-  // then numbers its ops 0, 1, 2, ... (no hashing: worlds of 65,536 ranks call this per rank).
+  // Counters per peer, found by a linear scan: a rank talks to a handful of peers (2 in a ring,
+  // lg N in the trees), so this beats hashing; past 32 peers a hash map takes over.
+  struct PeerCounters {
+    int peer;
+    uint32_t sent, received;
+  };
+  std::vector<PeerCounters> counters;
+  std::unordered_map<int, size_t> index;
+  const auto counters_of = [&](int peer) -> PeerCounters& {
+    if (counters.size() <= 32) {
+      for (PeerCounters& c : counters)
+        if (c.peer == peer) return c;
+    } else if (auto it = index.find(peer); it != index.end()) {
+      return counters[it->second];
+    }
+    counters.push_back({peer, 0, 0});
+    if (counters.size() > 32) {
+      if (index.empty())
+        for (size_t k = 0; k < counters.size(); ++k) index[counters[k].peer] = k;
+      index[peer] = counters.size() - 1;
+    }
+    return counters.back();
+  };
   const auto ops = s.all_ops();
-  std::vector<uint64_t> keys;
-  for (uint32_t i = 0; i < ops.size(); ++i)
-    if (is_outgoing(ops[i].kind) || is_incoming(ops[i].kind))
-      keys.push_back(uint64_t{is_incoming(ops[i].kind)} << 63 | uint64_t{static_cast<uint32_t>(ops[i].peer)} << 32 | i);
-  std::sort(keys.begin(), keys.end());
   std::vector<uint32_t> seq(ops.size(), 0);
-  uint32_t next = 0;
-  for (size_t k = 0; k < keys.size(); ++k) {
-    if (k > 0 && keys[k] >> 32 != keys[k - 1] >> 32) next = 0;  // a new direction or peer
-    seq[static_cast<uint32_t>(keys[k])] = next++;
+  for (size_t i = 0; i < ops.size(); ++i) {
+    if (is_outgoing(ops[i].kind)) seq[i] = counters_of(ops[i].peer).sent++;
+    if (is_incoming(ops[i].kind)) seq[i] = counters_of(ops[i].peer).received++;
   }
   return seq;
 }

@@ -74,6 +74,7 @@ class BenchRun {
       reporters_.push_back(make_table_reporter());
       if (!o.csv_path.empty()) reporters_.push_back(make_csv_reporter(o.csv_path));
       if (!o.json_path.empty()) reporters_.push_back(make_json_reporter(o.json_path));
+      if (!o.prometheus_path.empty()) reporters_.push_back(make_prometheus_reporter(o.prometheus_path));
     }
   }
 

@@ -76,6 +76,7 @@ BenchOptions parse_bench_options(int argc, char** argv) {
   app.add_option("--intra", o.intra, "hier: reduce-scatter / all-gather inside a node")->capture_default_str();
   app.add_option("--csv", o.csv_path, "write results as CSV to this file");
   app.add_option("--json", o.json_path, "write results and run metadata as JSON to this file");
+  app.add_option("--prometheus", o.prometheus_path, "write results in Prometheus' text format (node_exporter textfile: *.prom)");
   app.add_option("--tuning", o.tuning_path, "alpha/beta/gamma file for auto (default results/tuning/<host>.json)");
   app.add_option("--seed", o.seed, "seed of the generated data")->capture_default_str();
   app.add_option("--offset", o.offset_bytes,
@@ -140,7 +141,8 @@ BenchOptions parse_bench_options(int argc, char** argv) {
   if (o.device == "cuda" && o.offset_bytes % t->size != 0)
     throw UsageError("--offset " + std::to_string(o.offset_bytes) + ": GPU kernels need element-aligned buffers (a multiple of " +
                      std::to_string(t->size) + " for " + std::string(t->name) + ")");
-  for (const auto& [flag, path] : {std::pair{"--csv", o.csv_path}, std::pair{"--json", o.json_path}})
+  for (const auto& [flag, path] : {std::pair{"--csv", o.csv_path}, std::pair{"--json", o.json_path},
+                                   std::pair{"--prometheus", o.prometheus_path}})
     if (!path.empty()) check_writable(flag, path);
   if (wants_gpu && o.device != "cuda") throw UsageError("-t nccl / -a nccl: NCCL moves GPU memory; use --device cuda");
   for (int i = 0; i < argc; ++i) o.command_line += (i ? " " : "") + std::string(argv[i]);

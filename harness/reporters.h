@@ -24,6 +24,7 @@ class Reporter {
 std::unique_ptr<Reporter> make_table_reporter();
 std::unique_ptr<Reporter> make_csv_reporter(const std::string& path);
 std::unique_ptr<Reporter> make_json_reporter(const std::string& path);
+std::unique_ptr<Reporter> make_prometheus_reporter(const std::string& path);  // prometheus_reporter.cpp
 
 // Writes `content` to `path` through `path`.tmp and rename(2); throws on I/O errors.
 void write_file_atomically(const std::string& path, const std::string& content);
