@@ -283,6 +283,7 @@ class BenchRun {
     m.beta = machine_.beta;
     m.gamma = machine_.gamma;
     m.tuning_source = machine_.source;
+    m.environment = library_environment();
     return m;
   }
 

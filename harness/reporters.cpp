@@ -1,6 +1,9 @@
 #include "harness/reporters.h"
 
+#include <unistd.h>
+
 #include <algorithm>
+#include <map>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
@@ -12,6 +15,24 @@
 #include "harness/watchdog.h"
 
 namespace arlab {
+
+std::vector<std::pair<std::string, std::string>> library_environment() {
+  std::vector<std::pair<std::string, std::string>> out;
+  for (char** e = environ; *e; ++e) {
+    const std::string entry = *e;
+    const size_t eq = entry.find('=');
+    if (eq == std::string::npos) continue;
+    const std::string name = entry.substr(0, eq);
+    // mpirun's own bookkeeping (OMPI_MCA_orte_*, ess, pmix, ...) is not a setting.
+    bool launcher = false;
+    for (const char* internal : {"OMPI_MCA_orte_", "OMPI_MCA_ess", "OMPI_MCA_pmix", "OMPI_MCA_initial_wdir", "OMPI_MCA_shmem_"})
+      launcher |= name.rfind(internal, 0) == 0;
+    for (const char* prefix : {"NCCL_", "UCX_", "OMPI_MCA_", "FI_"})
+      if (!launcher && name.rfind(prefix, 0) == 0) out.emplace_back(name, entry.substr(eq + 1));
+  }
+  std::sort(out.begin(), out.end());
+  return out;
+}
 
 void write_file_atomically(const std::string& path, const std::string& content) {
   SignalsHeld held;  // Ctrl-C or scancel lands after the rename, never between the write and it
@@ -135,6 +156,7 @@ class JsonReporter final : public Reporter {
                         {"redop", m.redop},               {"iterations", m.iterations},
                         {"warmup", m.warmup},             {"check", m.check},
                         {"chunk_bytes", m.chunk_bytes},   {"algorithms", m.algorithms},
+                        {"environment", nlohmann::json(std::map<std::string, std::string>(m.environment.begin(), m.environment.end()))},
                         {"model", {{"alpha_s", m.alpha}, {"beta_s_per_byte", m.beta}, {"gamma_s_per_byte", m.gamma},
                                    {"source", m.tuning_source}}}};
     doc_["results"] = nlohmann::json::array();

@@ -3,6 +3,7 @@
 
 #include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace arlab {
@@ -39,7 +40,13 @@ struct RunMetadata {
   std::vector<std::string> algorithms;
   double alpha = 0, beta = 0, gamma = 0;  // the model `auto` chose with
   std::string tuning_source;
+  // Rank 0's NCCL_*, UCX_*, OMPI_MCA_* and FI_* variables: the settings that change what the
+  // libraries do, recorded so that a number can be reproduced.
+  std::vector<std::pair<std::string, std::string>> environment;
 };
+
+// The variables above from this process's environment, sorted.
+std::vector<std::pair<std::string, std::string>> library_environment();
 
 // busbw = algbw * 2(N-1)/N for all-reduce (nccl-tests' bus bandwidth).
 inline Measurement measurement(uint64_t bytes, double time_us, int nranks, int64_t wrong) {
