@@ -14,6 +14,11 @@ cd "$root" || exit 1
 check=0
 [ "${1:-}" = --check ] && check=1
 [ -x build/arlab ] || { echo "make-tutorial: build/arlab missing (./lab build first)" >&2; exit 2; }
+if [ "$(id -u)" != 0 ] || ! command -v slurmctld >/dev/null; then
+  # Step 5 starts jobs/local-cluster (network namespaces, Slurm): root and slurm-wlm.
+  echo "make-tutorial: skipped: step 5 starts a local Slurm cluster, which needs root and slurm-wlm" >&2
+  exit 77
+fi
 # What the commands need but the reader does not type: MPI as root, Debian's python with matplotlib.
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_op=^avx
 export PATH=/usr/bin:$PATH
@@ -28,19 +33,23 @@ if [ $check = 1 ]; then
 fi
 mkdir -p results/local/tutorial docs/img
 
+# Outputs by the command's digest (a command's own text, with its $( ) and quotes, is not a
+# safe array subscript).
 declare -A outputs
-run_command() {  # COMMAND -> its output in outputs[COMMAND]; exit on failure
-  local command=$1 output status
-  [ -n "${outputs[$command]+set}" ] && return
+key_of() { printf '%s' "$1" | md5sum | cut -c1-32; }
+run_command() {  # COMMAND -> its output in outputs[digest]; exit on failure
+  local command=$1 output status key
+  key=$(key_of "$command")
+  [ -n "${outputs[$key]+set}" ] && return
   echo "make-tutorial: \$ $command" >&2
-  output=$(bash -c "$command" 2>&1)
+  output=$(bash -c "$command" 2>&1 </dev/null)
   status=$?
   if [ $status -ne 0 ]; then
     echo "make-tutorial: this command failed (exit $status): $command" >&2
     echo "$output" | tail -5 >&2
     exit 1
   fi
-  outputs[$command]=$output
+  outputs[$key]=$output
 }
 
 commands_of() { sed -n 's/^<!-- run: \(.*\) -->$/\1/p' "$1"; }
@@ -57,7 +66,8 @@ for template in "${templates[@]}"; do
     while IFS= read -r line; do
       if [[ $line =~ ^\<!--\ run:\ (.*)\ --\>$ ]]; then
         command=${BASH_REMATCH[1]}
-        printf '```\n$ %s\n%s\n```\n' "$command" "${outputs[$command]}"
+        key=$(key_of "$command")
+        printf '```\n$ %s\n%s\n```\n' "$command" "${outputs[$key]}"
       else
         printf '%s\n' "$line"
       fi

@@ -1,0 +1,106 @@
+#!/usr/bin/env bash
+# jobs/local-cluster end to end: a real 4-node Slurm cluster in network namespaces with links
+# capped at 1 Gbit/s; srun reaches every node under its own hostname; arlab bench runs across
+# nodes with srun --mpi=pmix and from an sbatch script, results checked; then `down` leaves no
+# daemons, namespaces, links, routes or /dev/shm files behind, also when a check fails.
+# usage: local_cluster_test.sh BUILD_DIR
+set -u
+build=$(cd "$1" && pwd)
+root=$(cd "$(dirname "$0")/../.." && pwd)
+cluster=$root/jobs/local-cluster
+passed=0 failed=0
+work=$(mktemp -d)
+export ARLAB_CLUSTER_DIR=$work/cluster
+pass() { passed=$((passed + 1)); echo "ok   $1"; }
+fail() { failed=$((failed + 1)); echo "FAIL $1"; }
+
+if [ "$(id -u)" != 0 ]; then
+  echo "skip: jobs/local-cluster needs root (network namespaces, veth pairs, tc)"
+  exit 77
+fi
+if ! ip netns add arlab-probe 2>/dev/null; then
+  echo "skip: this machine cannot create network namespaces"
+  exit 77
+fi
+ip netns del arlab-probe
+for tool in slurmctld slurmd munged srun sbatch; do
+  command -v $tool >/dev/null || { echo "skip: $tool not installed (./lab installs slurm-wlm and munge)"; exit 77; }
+done
+shm_before=$(ls /dev/shm | sort)
+cleanup() {
+  "$cluster" down >/dev/null 2>&1
+  rm -rf "$work"
+}
+trap cleanup EXIT
+
+if "$cluster" up --nodes 4 --cpus-per-node 2 --rate 1gbit >"$work/up" 2>&1; then
+  pass "up: 4 nodes in $(grep -o 'up in .*' "$work/up")"
+else
+  fail "up: $(cat "$work/up")"
+  echo "local cluster: $passed passed, $failed failed"
+  exit 1
+fi
+eval "$("$cluster" env)"
+[ "$(sinfo -h -N -t idle -o %N | sort -u | tr '\n' ' ')" = "n1 n2 n3 n4 " ] && pass "sinfo: n1..n4 idle" || fail "sinfo: $(sinfo -N)"
+[ "$(timeout 60 srun -N 4 hostname | sort | tr '\n' ' ')" = "n1 n2 n3 n4 " ] && pass "srun -N 4 hostname: n1 n2 n3 n4" || fail "srun hostname"
+
+# Four ranks on two nodes through PMIx, every result checked; hier sees two nodes of two.
+if timeout 300 srun -N 2 -n 4 --mpi=pmix "$build/arlab" bench -a ring,hier,mpi -b 8 -e 1M -f 32 -n 3 -w 1 -c 1 \
+  --json "$work/srun.json" >"$work/srun.out" 2>&1 &&
+  /usr/bin/python3 - "$work/srun.json" <<'PY'
+import json, sys
+doc = json.load(open(sys.argv[1]))
+m = doc["metadata"]
+assert doc["complete"], "incomplete"
+assert m["nranks"] == 4 and m["nnodes"] == 2 and sorted(set(m["hosts"])) == ["n1", "n2"], m["hosts"]
+assert m["ranks_per_node"] == 2, m["ranks_per_node"]
+assert m["slurm_job_id"], "no SLURM_JOB_ID"
+assert all(r["wrong"] == 0 for r in doc["results"]), "wrong results"
+assert {r["algorithm"] for r in doc["results"]} == {"ring", "hier", "mpi"}
+PY
+then
+  pass "srun --mpi=pmix -N 2 -n 4 arlab bench: hosts n1 and n2, 2 ranks per node, every result right"
+else
+  fail "srun bench: $(tail -5 "$work/srun.out")"
+fi
+
+# The 1 Gbit/s cap is in force: one rank per node cannot move more than the link carries.
+if timeout 300 srun -N 2 -n 2 --mpi=pmix "$build/arlab" bench -a ring -b 16M -e 16M -n 3 -w 1 -c 0 >"$work/cap.out" 2>&1; then
+  busbw=$(awk '$1 == 16777216 { print $8 }' "$work/cap.out")
+  awk -v b="$busbw" 'BEGIN { exit !(b > 0 && b <= 0.125 * 1.05) }' && pass "links capped: busbw $busbw GB/s at 16 MiB, at most 1 Gbit/s" ||
+    fail "busbw $busbw GB/s exceeds the 1 Gbit/s cap"
+else
+  fail "cap run: $(tail -3 "$work/cap.out")"
+fi
+
+# A batch job, as users submit them.
+cat >"$work/job.sh" <<JOB
+#!/bin/bash
+#SBATCH -N 2
+#SBATCH --ntasks-per-node=1
+#SBATCH -o $work/job.out
+srun --mpi=pmix $build/arlab bench -a ring -b 8 -e 4K -f 8 -n 2 -w 1 -c 1 --csv $work/job.csv
+JOB
+job=$(sbatch --parsable "$work/job.sh")
+for _ in $(seq 1 300); do
+  [ -z "$(squeue -h -j "$job" 2>/dev/null)" ] && break
+  sleep 0.2
+done
+if grep -q "Out of bounds values : 0 OK" "$work/job.out" 2>/dev/null && [ "$(grep -c ',out,' "$work/job.csv")" -eq 4 ]; then
+  pass "sbatch job $job: srun inside the allocation, results checked, CSV written"
+else
+  fail "sbatch job $job: $(tail -3 "$work/job.out" 2>/dev/null)"
+fi
+
+"$cluster" down >"$work/down" 2>&1
+sleep 0.3
+left=""
+pgrep -f "slurm.conf" >/dev/null && left+="daemons "
+ip netns list | grep -q "^arlab-" && left+="namespaces "
+ip link show arlab-root >/dev/null 2>&1 && left+="links "
+ip route | grep -q "unreachable 10.77.0.0/16" && left+="routes "
+[ "$(ls /dev/shm | sort)" = "$shm_before" ] || left+="/dev/shm:$(comm -13 <(echo "$shm_before") <(ls /dev/shm | sort) | tr '\n' ' ')"
+[ -z "$left" ] && pass "down: no daemons, namespaces, links, routes or /dev/shm files left" || fail "down left: $left"
+
+echo "local cluster: $passed passed, $failed failed"
+[ "$failed" -eq 0 ]
