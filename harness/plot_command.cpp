@@ -1,5 +1,5 @@
 // `arlab plot RESULTS... -o DIR`: the three pictures of a sweep, through harness/plot.py:
-//   busbw.png      bus bandwidth against size per algorithm (the CSV files)
+//   busbw.png      bus bandwidth against size per algorithm
 //   latency.png    measured and fitted time against size, and the smallest size against N
 //                  with lines in N and in log2 N (arlab fit's evidence)
 //   simulated.png  measured time against arlab sim's, with the fitted parameters
@@ -15,6 +15,7 @@
 #include "harness/fit.h"
 #include "harness/plot_runner.h"
 #include "harness/reporters.h"
+#include "harness/results.h"
 
 namespace arlab {
 namespace {
@@ -40,6 +41,27 @@ void draw_versus(const std::vector<FitGroup>& groups, const std::string& png) {
   std::remove(data.c_str());
 }
 
+// plot.py's busbw reads CSV: the points of every file (CSV or JSON), in the columns it needs.
+void draw_busbw(const std::vector<MeasuredPoint>& measured, const std::string& png) {
+  std::string csv = "algorithm,transport,nranks,size_bytes,placement,time_us,busbw_gbs\n";
+  for (const MeasuredPoint& p : measured) {
+    const Measurement m = measurement(p.bytes, p.time_us, p.nranks, -1);
+    char line[256];
+    std::snprintf(line, sizeof line, ",%d,%lu,%s,%.3f,%.6f\n", p.nranks, static_cast<unsigned long>(p.bytes),
+                  p.placement.c_str(), p.time_us, m.busbw);
+    csv += p.algorithm + "," + p.transport + line;
+  }
+  const std::string data = png + ".busbw.csv";
+  write_file_atomically(data, csv);
+  try {
+    run_plot_script({"busbw", data, "-o", png});
+  } catch (...) {
+    std::remove(data.c_str());
+    throw;
+  }
+  std::remove(data.c_str());
+}
+
 }  // namespace
 
 int run_plot(int argc, char** argv) {
@@ -53,23 +75,14 @@ int run_plot(int argc, char** argv) {
   if (stat(dir.c_str(), &st) != 0 || !S_ISDIR(st.st_mode)) throw UsageError("-o " + dir + ": not a directory");
 
   std::vector<MeasuredPoint> measured;
-  std::vector<std::string> csv;
   for (const std::string& file : files) {
     auto points = read_results(file);  // every file checked before anything is drawn
     measured.insert(measured.end(), points.begin(), points.end());
-    if (file.size() >= 4 && file.compare(file.size() - 4, 4, ".csv") == 0) csv.push_back(file);
   }
   std::vector<std::string> notes;
   const std::vector<FitGroup> groups = fit_groups(measured, "out", notes);
-  if (!csv.empty()) {
-    std::vector<std::string> args{"busbw"};
-    args.insert(args.end(), csv.begin(), csv.end());
-    args.insert(args.end(), {"-o", dir + "/busbw.png"});
-    run_plot_script(args);
-    std::printf("%s/busbw.png: bus bandwidth against size\n", dir.c_str());
-  } else {
-    std::printf("# busbw.png not drawn: it reads the CSV files, none given\n");
-  }
+  draw_busbw(measured, dir + "/busbw.png");
+  std::printf("%s/busbw.png: bus bandwidth against size\n", dir.c_str());
   if (groups.empty()) throw UsageError("nothing to fit in " + files.front() + ": no algorithm of this lab's (only mpi rows?)");
   draw_fit(groups, dir + "/latency.png");
   std::printf("%s/latency.png: measured and fitted times, and the latency term against N\n", dir.c_str());
