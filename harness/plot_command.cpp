@@ -14,7 +14,6 @@
 #include "harness/errors.h"
 #include "harness/fit.h"
 #include "harness/plot_runner.h"
-#include "harness/reporters.h"
 #include "harness/results.h"
 
 namespace arlab {
@@ -30,15 +29,7 @@ void draw_versus(const std::vector<FitGroup>& groups, const std::string& png) {
                                  {"simulated", simulate_point(p, g.fit.value)}});
     doc["groups"].push_back(group);
   }
-  const std::string data = png + ".versus.json";
-  write_file_atomically(data, doc.dump(1) + "\n");
-  try {
-    run_plot_script({"versus", data, "-o", png});
-  } catch (...) {
-    std::remove(data.c_str());
-    throw;
-  }
-  std::remove(data.c_str());
+  plot_from_data("versus", ".versus.json", doc.dump(1) + "\n", png);
 }
 
 // plot.py's busbw reads CSV: the points of every file (CSV or JSON), in the columns it needs.
@@ -51,15 +42,7 @@ void draw_busbw(const std::vector<MeasuredPoint>& measured, const std::string& p
                   p.placement.c_str(), p.time_us, m.busbw);
     csv += p.algorithm + "," + p.transport + line;
   }
-  const std::string data = png + ".busbw.csv";
-  write_file_atomically(data, csv);
-  try {
-    run_plot_script({"busbw", data, "-o", png});
-  } catch (...) {
-    std::remove(data.c_str());
-    throw;
-  }
-  std::remove(data.c_str());
+  plot_from_data("busbw", ".busbw.csv", csv, png);
 }
 
 }  // namespace

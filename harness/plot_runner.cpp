@@ -66,15 +66,19 @@ void draw_fit(const std::vector<FitGroup>& groups, const std::string& png) {
       group["latency"].push_back({{"nranks", s.nranks}, {"seconds", s.seconds}, {"alpha_term", g.fit.value[0] * s.rounds}});
     doc["groups"].push_back(group);
   }
-  const std::string data = png + ".fit.json";
-  write_file_atomically(data, doc.dump(1) + "\n");
+  plot_from_data("fit", ".fit.json", doc.dump(1) + "\n", png);
+}
+
+void plot_from_data(const std::string& kind, const std::string& suffix, const std::string& data, const std::string& png) {
+  const std::string path = png + suffix;
+  write_file_atomically(path, data);
   try {
-    run_plot_script({"fit", data, "-o", png});
+    run_plot_script({kind, path, "-o", png});
   } catch (...) {
-    std::remove(data.c_str());
+    std::remove(path.c_str());
     throw;
   }
-  std::remove(data.c_str());
+  std::remove(path.c_str());
 }
 
 }  // namespace arlab

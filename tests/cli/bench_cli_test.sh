@@ -7,27 +7,7 @@ set -u
 build=$1
 arlab=$build/arlab
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
-passed=0 failed=0
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
-
-pass() { passed=$((passed + 1)); echo "ok   $1"; }
-fail() { failed=$((failed + 1)); echo "FAIL $1"; }
-
-# expect_usage_error NAME EXPECTED_FRAGMENT COMMAND...: exit 2, stderr one line containing the fragment.
-expect_usage_error() {
-  local name=$1 fragment=$2
-  shift 2
-  timeout 60 "$@" >"$work/out" 2>"$work/err"
-  local status=$?
-  local lines
-  lines=$(grep -c . "$work/err")
-  if [ "$status" -eq 2 ] && [ "$lines" -eq 1 ] && grep -qF -- "$fragment" "$work/err"; then
-    pass "$name"
-  else
-    fail "$name (exit $status, $lines stderr lines: $(head -c 300 "$work/err"))"
-  fi
-}
+source "$(dirname "$0")/lib.sh"
 
 expect_usage_error "-b larger than -e" "-b 1M is larger than -e 8" "$arlab" bench -b 1M -e 8
 expect_usage_error "size that is not a number" "-e: '12Q' is not a size" "$arlab" bench -e 12Q
@@ -222,5 +202,4 @@ else
   echo "skip plot.py checks: /usr/bin/python3 with matplotlib not found"
 fi
 
-echo "bench CLI: $passed passed, $failed failed"
-[ "$failed" -eq 0 ]
+finish "bench CLI"

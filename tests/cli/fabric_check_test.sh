@@ -7,11 +7,7 @@
 set -u
 build=$1
 check=$(cd "$(dirname "$0")/../.." && pwd)/jobs/fabric-check
-passed=0 failed=0
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
-pass() { passed=$((passed + 1)); echo "ok   $1"; }
-fail() { failed=$((failed + 1)); echo "FAIL $1"; }
+source "$(dirname "$0")/lib.sh"
 unset $(env | grep -oE '^(NCCL|UCX)_[A-Z_]*') 2>/dev/null
 
 # This machine: no RDMA device, so every RDMA item is SKIP with a reason; exit 0.
@@ -84,5 +80,4 @@ status=$?
 "$check" --bogus >/dev/null 2>"$work/err"
 [ $? -eq 2 ] && grep -q "unknown option '--bogus'" "$work/err" && pass "bad option: one line, exit 2" || fail "bad option: $(cat "$work/err")"
 
-echo "fabric-check: $passed passed, $failed failed"
-[ "$failed" -eq 0 ]
+finish fabric-check

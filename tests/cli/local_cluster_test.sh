@@ -8,11 +8,8 @@ set -u
 build=$(cd "$1" && pwd)
 root=$(cd "$(dirname "$0")/../.." && pwd)
 cluster=$root/jobs/local-cluster
-passed=0 failed=0
-work=$(mktemp -d)
+source "$root/tests/cli/lib.sh"
 export ARLAB_CLUSTER_DIR=$work/cluster
-pass() { passed=$((passed + 1)); echo "ok   $1"; }
-fail() { failed=$((failed + 1)); echo "FAIL $1"; }
 
 if [ "$(id -u)" != 0 ]; then
   echo "skip: jobs/local-cluster needs root (network namespaces, veth pairs, tc)"
@@ -102,5 +99,4 @@ ip route | grep -q "unreachable 10.77.0.0/16" && left+="routes "
 [ "$(ls /dev/shm | sort)" = "$shm_before" ] || left+="/dev/shm:$(comm -13 <(echo "$shm_before") <(ls /dev/shm | sort) | tr '\n' ' ')"
 [ -z "$left" ] && pass "down: no daemons, namespaces, links, routes or /dev/shm files left" || fail "down left: $left"
 
-echo "local cluster: $passed passed, $failed failed"
-[ "$failed" -eq 0 ]
+finish "local cluster"

@@ -6,27 +6,7 @@ set -u
 build=$1
 arlab=$build/arlab
 here=$(cd "$(dirname "$0")" && pwd)
-passed=0 failed=0
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
-
-pass() { passed=$((passed + 1)); echo "ok   $1"; }
-fail() { failed=$((failed + 1)); echo "FAIL $1"; }
-
-# expect_usage_error NAME EXPECTED_FRAGMENT COMMAND...: exit 2, stderr one line containing the fragment.
-expect_usage_error() {
-  local name=$1 fragment=$2
-  shift 2
-  timeout 60 "$@" >"$work/out" 2>"$work/err"
-  local status=$?
-  local lines
-  lines=$(grep -c . "$work/err")
-  if [ "$status" -eq 2 ] && [ "$lines" -eq 1 ] && grep -qF -- "$fragment" "$work/err"; then
-    pass "$name"
-  else
-    fail "$name (exit $status, $lines stderr lines: $(head -c 300 "$work/err"))"
-  fi
-}
+source "$here/lib.sh"
 
 # --- arlab sim
 if "$arlab" sim -a ring,rabenseifner -N 16 -b 1K -e 1M -f 32 --csv "$work/sim.csv" --json "$work/sim.json" >"$work/sim" &&
@@ -158,5 +138,4 @@ else
   fail "measured sweep and hold-out: $(head -c 600 "$work/measured.err") $(head -c 800 "$work/heldout" 2>/dev/null)"
 fi
 
-echo "model CLI: $passed passed, $failed failed"
-[ "$failed" -eq 0 ]
+finish "model CLI"

@@ -10,11 +10,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 PYTHON=/usr/bin/python3; [ -x "$PYTHON" ] || PYTHON=python3
 lint=("$PYTHON" "$here/prometheus_lint.py")
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
-passed=0 failed=0
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
-pass() { passed=$((passed + 1)); echo "ok   $1"; }
-fail() { failed=$((failed + 1)); echo "FAIL $1"; }
+source "$here/lib.sh"
 
 if timeout 120 mpirun -q --oversubscribe -np 2 "$arlab" bench -a ring,rd -b 8 -e 4K -f 8 -c 1 --prometheus "$work/arlab.prom" >/dev/null; then
   pass "bench --prometheus under mpirun -np 2"
@@ -75,5 +71,4 @@ timeout 30 "$arlab" bench --prometheus /nonexistent/x.prom >/dev/null 2>"$work/e
 [ $? -eq 2 ] && grep -q -- "--prometheus /nonexistent/x.prom: directory /nonexistent does not exist" "$work/err" &&
   pass "an unwritable --prometheus path is one line, exit 2" || fail "unwritable path: $(cat "$work/err")"
 
-echo "prometheus: $passed passed, $failed failed"
-[ "$failed" -eq 0 ]
+finish prometheus

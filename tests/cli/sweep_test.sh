@@ -8,11 +8,8 @@
 set -u
 root=$(cd "$(dirname "$0")/../.." && pwd)
 cluster=$root/jobs/local-cluster sweep=$root/jobs/sweep
-passed=0 failed=0
-work=$(mktemp -d)
+source "$root/tests/cli/lib.sh"
 export ARLAB_CLUSTER_DIR=$work/cluster
-pass() { passed=$((passed + 1)); echo "ok   $1"; }
-fail() { failed=$((failed + 1)); echo "FAIL $1"; }
 
 if [ "$(id -u)" != 0 ] || ! ip netns add arlab-probe 2>/dev/null; then
   echo "skip: jobs/local-cluster needs root and network namespaces"
@@ -100,5 +97,4 @@ fi
 
 "$cluster" down >/dev/null 2>&1
 ip netns list | grep -q "^arlab-" && fail "namespaces left after down" || pass "down: no namespaces left"
-echo "sweep: $passed passed, $failed failed"
-[ "$failed" -eq 0 ]
+finish sweep
