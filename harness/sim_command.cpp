@@ -109,7 +109,7 @@ void print_row(const SimCommand& c, const SimRow& row, double closed_s, int nran
 
 // The largest N (halving) whose world fits the budget at the largest size, or 0.
 int largest_fitting(const SimCommand& c, const AlgorithmInfo& a) {
-  for (int n = c.nranks; n >= 2; n /= 2)
+  for (int n = c.nranks; n >= 1; n /= 2)
     if (world_bytes(a, problem_for(c, n, c.sizes.back())) <= c.max_memory) return n;
   return 0;
 }
@@ -117,7 +117,7 @@ int largest_fitting(const SimCommand& c, const AlgorithmInfo& a) {
 void run_algorithm(const SimCommand& c, const AlgorithmInfo& a, std::vector<std::unique_ptr<Reporter>>& reporters) {
   const std::string name(a.name);
   const int fits = largest_fitting(c, a);
-  if (fits == 0) throw UsageError("arlab sim: " + name + " does not fit --max-memory even at N = 2");
+  if (fits == 0) throw UsageError("--max-memory: " + name + " does not fit even at N = 1");
   if (fits < c.nranks)
     std::printf("# %s at N = %d needs about %.1f GiB of schedules (--max-memory %.1f GiB): simulated at N = %d instead;\n"
                 "# the N = %d rows are EXTRAPOLATED, not simulated: each part of the time scaled by its closed-form count from N = %d\n",
@@ -185,7 +185,7 @@ int run_sim(int argc, char** argv) {
   }
   if (c.nranks < 1 || c.nranks > (1 << 24)) throw UsageError("-N: between 1 and 16777216 ranks (got " + std::to_string(c.nranks) + ")");
   c.type = find_datatype(dtype);
-  if (!c.type) throw UsageError("-d: unknown datatype '" + dtype + "'");
+  if (!c.type) throw UsageError("-d: unknown datatype '" + dtype + "' (accepted: " + datatype_names() + ")");
   if (!(factor > 1)) throw UsageError("-f: must be greater than 1");
   const uint64_t lo = parse_size("-b", min), hi = parse_size("-e", max);
   if (lo > hi) throw UsageError("-b " + min + " is larger than -e " + max);

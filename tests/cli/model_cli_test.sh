@@ -51,6 +51,8 @@ expect_usage_error "sim: no ranks" "-N: between 1 and 16777216 ranks (got 0)" "$
 expect_usage_error "sim: unknown fabric" "--fabric: unknown fabric 'token-ring'" "$arlab" sim --fabric token-ring
 expect_usage_error "sim: oversubscription below 1" "--oversubscription: at least 1" "$arlab" sim --topology fat-tree --oversubscription 0.5
 expect_usage_error "sim: unwritable CSV" "--csv /nonexistent/x.csv: directory /nonexistent does not exist" "$arlab" sim --csv /nonexistent/x.csv
+expect_usage_error "sim: unknown datatype" "-d: unknown datatype 'float128' (accepted: int8" "$arlab" sim -d float128
+"$arlab" sim -N 1 -b 64 -e 64 | grep -q "ring on 1 ranks" && pass "sim: N = 1" || fail "sim -N 1"
 expect_usage_error "sim: -b above -e" "-b 1M is larger than -e 8" "$arlab" sim -b 1M -e 8
 
 echo '{"schema": "arlab.tuning.v1"}' >"$work/other.json"
