@@ -83,6 +83,8 @@ status=$?
   pass "unknown partition: Slurm's message, exit 1, no sweep directory" || fail "unknown partition (exit $status): $(cat "$work/bad")"
 "$sweep" --nodes 1,8 --ntasks-per-node 2 --name big-$$ >"$work/big" 2>&1
 status=$?
+# A cancelled job leaves the queue within a few seconds (COMPLETING first).
+for _ in $(seq 1 50); do [ -z "$(squeue -h)" ] && break; sleep 0.2; done
 [ $status -eq 1 ] && grep -q "sbatch for 8 nodes failed" "$work/big" && grep -q "cancelled" "$work/big" &&
   [ -z "$(squeue -h)" ] && pass "8 nodes of 4: the 1-node job already submitted is cancelled, exit 1" ||
   fail "too many nodes (exit $status): $(cat "$work/big"); queue: $(squeue -h)"
