@@ -10,7 +10,6 @@
 
 #include <cmath>
 #include <cstdio>
-#include <map>
 #include <set>
 
 #include "algorithms/registry.h"

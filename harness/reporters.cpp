@@ -113,8 +113,12 @@ class TableReporter final : public Reporter {
   int64_t wrong_ = 0;
 };
 
-const char* kCsvHeader =
+}  // namespace
+
+const char* const kCsvHeader =
     "algorithm,transport,nranks,nnodes,size_bytes,count,type,redop,placement,time_us,algbw_gbs,busbw_gbs,wrong,chosen\n";
+
+namespace {
 
 class CsvReporter final : public Reporter {
  public:

@@ -26,6 +26,10 @@ std::unique_ptr<Reporter> make_csv_reporter(const std::string& path);
 std::unique_ptr<Reporter> make_json_reporter(const std::string& path);
 std::unique_ptr<Reporter> make_prometheus_reporter(const std::string& path);  // prometheus_reporter.cpp
 
+// The first line of every results CSV (arlab bench, arlab sim), newline included; the results
+// reader checks files against it.
+extern const char* const kCsvHeader;
+
 // Writes `content` to `path` through `path`.tmp and rename(2); throws on I/O errors.
 void write_file_atomically(const std::string& path, const std::string& content);
 

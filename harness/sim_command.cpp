@@ -68,7 +68,6 @@ double closed_form_seconds(const SimCommand& c, const AlgorithmInfo& a, int nran
 struct SimRow {
   uint64_t bytes;
   SimTime time;
-  uint64_t steps;
   double wall_s;
 };
 
@@ -84,7 +83,7 @@ SimRow simulate_size(const SimCommand& c, const AlgorithmInfo& a, int nranks, ui
   Network network(c.network, nranks);
   const SimResult result = simulate(world, network, {c.type->size, c.gamma});
   const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-  return {bytes, result.finish, result.steps, wall};
+  return {bytes, result.finish, wall};
 }
 
 void print_header(const SimCommand& c, const std::string& algorithm, int nranks) {
@@ -135,7 +134,7 @@ void run_algorithm(const SimCommand& c, const AlgorithmInfo& a, std::vector<std:
       const auto grow = [](double simulated, double from, double to) { return from > 0 ? simulated * to / from : 0; };
       const SimTime t{grow(row.time.latency, small.rounds, large.rounds), grow(row.time.bandwidth, small.bytes_sent, large.bytes_sent),
                       grow(row.time.reduction, small.bytes_reduced, large.bytes_reduced)};
-      print_row(c, {bytes, t, 0, 0}, closed_form_seconds(c, a, c.nranks, bytes), c.nranks, "  EXTRAPOLATED");
+      print_row(c, {bytes, t, 0}, closed_form_seconds(c, a, c.nranks, bytes), c.nranks, "  EXTRAPOLATED");
       continue;  // results files hold simulated numbers only
     }
     const Measurement m = measurement(bytes, row.time.total() * 1e6, fits, -1);

@@ -53,8 +53,6 @@ class Network {
   // resource serves messages in the order they reach it): returns the arrival at dst.
   SimTime arrive(int src, int dst, double bytes, const SimTime& head, const SimTime& sender_done);
 
-  const NetworkSpec& spec() const { return spec_; }
-
  private:
   struct Resource {
     SimTime free;         // when the last message reserved on it has passed

@@ -114,7 +114,6 @@ class WorldSimulator {
           ++st.pending[step];
           op_done(r, step, m.sender_done);
           launch(m);
-          ++result_.messages;
           break;
         }
         case OpKind::Recv:
@@ -186,7 +185,6 @@ class WorldSimulator {
   void complete_step(uint32_t r, uint32_t step) {
     RankState& st = ranks_[r];
     ++st.done;
-    ++result_.steps;
     result_.finish = later(result_.finish, st.finish[step]);
     const StepDependents& d = st.dependents;
     for (uint32_t k = d.begin[step]; k < d.begin[step + 1]; ++k) {

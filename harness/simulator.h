@@ -21,9 +21,7 @@ struct SimOptions {
 };
 
 struct SimResult {
-  SimTime finish;           // the last rank's
-  uint64_t steps = 0;       // events processed
-  uint64_t messages = 0;
+  SimTime finish;  // the last rank's
 };
 
 // Throws ScheduleError when the schedules cannot finish (a deadlock, an unmatched message).
