@@ -8,6 +8,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <ctime>
+#include <unistd.h>
 #include <map>
 #include <set>
 
@@ -18,6 +19,7 @@
 #include "harness/devices.h"
 #include "harness/errors.h"
 #include "harness/reporters.h"
+#include "harness/roofline.h"
 #include "harness/sizes.h"
 #include "harness/watchdog.h"
 #include "transports/bootstrap.h"
@@ -61,6 +63,7 @@ class BenchRun {
     machine_.gamma = boot.max(machine_.gamma);
     // Nodes: --ranks-per-node, or what the launcher says (ranks sharing memory); the largest
     // node's size on every rank, so all agree even when the last node is smaller.
+    IdlePoll::set_cores_shared(cores_shared(boot.local_size()));
     ranks_per_node_ = o.ranks_per_node > 0 ? o.ranks_per_node : static_cast<int>(boot.max(boot.local_size()));
     const size_t bytes = std::max<uint64_t>(o.max_bytes, elem_);
     agree(memory_shortfall(bytes));
@@ -70,8 +73,15 @@ class BenchRun {
     expected_ = DeviceBuffer(*device_, bytes);
     host_.resize(bytes);
     host_scratch_.resize(bytes);
+    hosts_ = boot.gather_strings(boot.hostname());
+    nnodes_ = static_cast<int>(std::set<std::string>(hosts_.begin(), hosts_.end()).size());
+    link_rate_ = o.link_rate;
+    if (o.roofline && nnodes_ > 1 && link_rate_ <= 0) {
+      link_rate_ = measure_link_rate(lookup("mpi"), boot, hosts_);
+      link_measured_ = true;
+    }
     if (boot.rank() == 0) {
-      reporters_.push_back(make_table_reporter());
+      table_ = make_table_reporter();
       if (!o.csv_path.empty()) reporters_.push_back(make_csv_reporter(o.csv_path));
       if (!o.json_path.empty()) reporters_.push_back(make_json_reporter(o.json_path));
       if (!o.prometheus_path.empty()) reporters_.push_back(make_prometheus_reporter(o.prometheus_path));
@@ -80,25 +90,65 @@ class BenchRun {
 
   int run() {
     const RunMetadata meta = metadata();
-    for (auto& r : reporters_) r->begin(meta);
+    for (auto* r : all_reporters()) r->begin(meta);
     const auto sizes = size_sweep(o_.min_bytes, o_.max_bytes, o_.factor, o_.increment, elem_);
     uint64_t total_wrong = 0;
-    for (const std::string& algorithm : o_.algorithms) {
-      const std::string transport_name = transport_of(algorithm);
-      for (auto& r : reporters_) r->begin_algorithm(algorithm, transport_name);
-      for (uint64_t size : sizes) {
-        ResultRow row = measure(algorithm, size);
-        row.transport = transport_name;
-        total_wrong += std::max<int64_t>(0, row.out_of_place.wrong) + std::max<int64_t>(0, row.in_place.wrong);
-        for (auto& r : reporters_) r->row(row);
+    const auto count_wrong = [&](const ResultRow& row) {
+      total_wrong += std::max<int64_t>(0, row.out_of_place.wrong) + std::max<int64_t>(0, row.in_place.wrong);
+    };
+    if (o_.repeats == 1) {
+      // One algorithm's sweep after another, each row reported as soon as it is measured.
+      for (const std::string& algorithm : o_.algorithms) {
+        for (auto* r : all_reporters()) r->begin_algorithm(algorithm, transport_of(algorithm));
+        for (uint64_t size : sizes) {
+          ResultRow row = measure({algorithm}, size).front();
+          count_wrong(row);
+          for (auto* r : all_reporters()) r->row(row);
+        }
+        for (auto* r : all_reporters()) r->end_algorithm();
       }
-      for (auto& r : reporters_) r->end_algorithm();
+    } else {
+      // Size by size, the algorithms interleaved; the files get each size's rows at once, the
+      // table (one per algorithm) comes at the end.
+      std::map<std::string, std::vector<ResultRow>> rows;
+      for (uint64_t size : sizes)
+        for (ResultRow& row : measure(o_.algorithms, size)) {
+          count_wrong(row);
+          for (auto* r : file_reporters()) r->row(row);
+          rows[row.algorithm].push_back(std::move(row));
+        }
+      for (const std::string& algorithm : o_.algorithms) {
+        if (!table_) break;
+        table_->begin_algorithm(algorithm, transport_of(algorithm));
+        for (const ResultRow& row : rows[algorithm]) table_->row(row);
+        table_->end_algorithm();
+      }
     }
-    for (auto& r : reporters_) r->end();
+    for (auto* r : all_reporters()) r->end();
     return total_wrong ? 1 : 0;
   }
 
  private:
+  // Whether this node's ranks outnumber its cores (Slurm's count where it gives one): then
+  // waiting ranks yield at once.
+  static bool cores_shared(int local_ranks) {
+    long cores = sysconf(_SC_NPROCESSORS_ONLN);
+    if (const char* slurm = std::getenv("SLURM_CPUS_ON_NODE")) cores = std::min(cores, std::atol(slurm));
+    return cores < 1 || local_ranks > cores;
+  }
+
+  // The table first, then the files (rank 0 has them all; the other ranks none).
+  std::vector<Reporter*> all_reporters() {
+    std::vector<Reporter*> all = file_reporters();
+    if (table_) all.insert(all.begin(), table_.get());
+    return all;
+  }
+  std::vector<Reporter*> file_reporters() {
+    std::vector<Reporter*> files;
+    for (auto& r : reporters_) files.push_back(r.get());
+    return files;
+  }
+
   // The device on every rank, or one line and exit 2 on every rank if any rank cannot have
   // it (a rank that threw alone would leave the others waiting).
   std::unique_ptr<Device> open_device() {
@@ -190,28 +240,64 @@ class BenchRun {
     return o_.transport;
   }
 
-  ResultRow measure(const std::string& algorithm, uint64_t size) {
+  // Times every algorithm at one size, out of place then in place, on the same buffers: each
+  // is warmed up, then --repeats rounds time each algorithm in turn and the median counts.
+  // Then every result is checked on fresh data.
+  std::vector<ResultRow> measure(const std::vector<std::string>& algorithms, uint64_t size) {
     const uint64_t count = size / elem_;
-    AllreduceSpec spec{algorithm, o_.type, o_.op, count, o_.chunk_bytes, ranks_per_node_, o_.inter, o_.intra, machine_,
-                       o_.lockstep};
-    auto collective =
-        make_collective(spec, *transport_, *device_, [this](std::string_view n) -> Transport& { return lookup(n); });
-    ResultRow row{algorithm, "", size, count, std::string(info(o_.type).name), std::string(name(o_.op)),
-                  collective->chosen(), {}, {}};
+    std::vector<std::unique_ptr<Collective>> collectives;
+    std::vector<ResultRow> rows;
+    for (const std::string& algorithm : algorithms) {
+      AllreduceSpec spec{algorithm, o_.type, o_.op, count, o_.chunk_bytes, ranks_per_node_, o_.inter, o_.intra,
+                         machine_, o_.lockstep};
+      collectives.push_back(
+          make_collective(spec, *transport_, *device_, [this](std::string_view n) -> Transport& { return lookup(n); }));
+      rows.push_back({algorithm, transport_of(algorithm), size, count, std::string(info(o_.type).name),
+                      std::string(name(o_.op)), collectives.back()->chosen(), {}, {}, roofline_bound_us(size)});
+    }
     if (o_.check && count > 0) {
       fill_expected(o_.type, o_.op, host_.data(), host_scratch_.data(), count, boot_.size(), o_.seed);
       device_->upload(expected_.data(), host_.data(), count * elem_);
     }
     for (bool in_place : {false, true}) {
-      Watchdog::instance().set_activity(algorithm + " on " + transport_of(algorithm) + ", " + format_size(size) + " (" +
-                                        std::to_string(count) + " elements), " + (in_place ? "in place" : "out of place"));
       char* input = in_place ? out() : in();
+      const auto activity = [&](size_t a) {
+        Watchdog::instance().set_activity(algorithms[a] + " on " + transport_of(algorithms[a]) + ", " + format_size(size) +
+                                          " (" + std::to_string(count) + " elements), " +
+                                          (in_place ? "in place" : "out of place"));
+      };
       upload_input(input, count);
-      const double us = time_iterations(*collective, input, out());
-      const int64_t wrong = o_.check ? check(*collective, count, in_place) : -1;
-      (in_place ? row.in_place : row.out_of_place) = measurement(size, us, boot_.size(), wrong);
+      for (size_t a = 0; a < algorithms.size(); ++a) activity(a), warm_up(*collectives[a], input, out());
+      // times[a][k]: algorithm a's average in round k.
+      std::vector<std::vector<double>> times(algorithms.size());
+      for (int round = 0; round < o_.repeats; ++round)
+        for (size_t a = 0; a < algorithms.size(); ++a) activity(a), times[a].push_back(time_iterations(*collectives[a], input, out()));
+      for (size_t a = 0; a < algorithms.size(); ++a) {
+        activity(a);
+        const int64_t wrong = o_.check ? check(*collectives[a], count, in_place) : -1;
+        (in_place ? rows[a].in_place : rows[a].out_of_place) = measurement(size, median(times[a]), boot_.size(), wrong);
+      }
     }
-    return row;
+    return rows;
+  }
+
+  static double median(std::vector<double> v) {
+    std::sort(v.begin(), v.end());
+    const size_t m = v.size() / 2;
+    return v.size() % 2 ? v[m] : (v[m - 1] + v[m]) / 2;
+  }
+
+  // --roofline: the bound at this size, measured once (every rank takes part); 0 without.
+  double roofline_bound_us(uint64_t size) {
+    if (!o_.roofline) return 0;
+    auto it = bounds_.find(size);
+    if (it == bounds_.end()) {
+      const MemoryLoopTimes loops = measure_memory_loops(*device_, boot_, o_.type, o_.op, out(), in(),
+                                                         expected_.data(), size / elem_ * elem_);
+      const double memory = memory_bound_us(loops, boot_.local_size());
+      it = bounds_.emplace(size, std::max(memory, link_bound_us(static_cast<double>(size), nnodes_, link_rate_))).first;
+    }
+    return it->second;
   }
 
   void upload_input(char* in, uint64_t count) {
@@ -219,14 +305,17 @@ class BenchRun {
     device_->upload(in, host_.data(), count * elem_);
   }
 
-  // Warm-up, then n iterations timed by the device (CUDA events on a GPU, the clock on the
-  // host); the slowest rank's average.
-  double time_iterations(Collective& c, const char* in, char* out) {
-    Watchdog& watchdog = Watchdog::instance();
+  void warm_up(Collective& c, const char* in, char* out) {
     for (int i = 0; i < o_.warmup; ++i) {
       c.run(in, out);
-      watchdog.beat();
+      Watchdog::instance().beat();
     }
+  }
+
+  // n iterations timed by the device (CUDA events on a GPU, the clock on the host); the
+  // slowest rank's average.
+  double time_iterations(Collective& c, const char* in, char* out) {
+    Watchdog& watchdog = Watchdog::instance();
     device_->synchronize();
     boot_.barrier();
     device_->timer_start();
@@ -271,8 +360,8 @@ class BenchRun {
     m.type = info(o_.type).name;
     m.redop = name(o_.op);
     m.nranks = boot_.size();
-    m.hosts = boot_.gather_strings(boot_.hostname());
-    m.nnodes = static_cast<int>(std::set<std::string>(m.hosts.begin(), m.hosts.end()).size());
+    m.hosts = hosts_;
+    m.nnodes = nnodes_;
     m.ranks_per_node = ranks_per_node_;
     m.iterations = o_.iterations;
     m.warmup = o_.warmup;
@@ -284,6 +373,8 @@ class BenchRun {
     m.gamma = machine_.gamma;
     m.tuning_source = machine_.source;
     m.environment = library_environment();
+    if (o_.roofline) m.roofline = roofline_description(boot_.local_size(), nnodes_, link_rate_, link_measured_);
+    m.repeats = o_.repeats;
     return m;
   }
 
@@ -297,7 +388,13 @@ class BenchRun {
   int ranks_per_node_ = 0;
   DeviceBuffer input_, output_, expected_;
   std::vector<char> host_, host_scratch_;  // seeded data is made here, then uploaded
-  std::vector<std::unique_ptr<Reporter>> reporters_;
+  std::unique_ptr<Reporter> table_;                  // rank 0: stdout
+  std::vector<std::unique_ptr<Reporter>> reporters_;  // rank 0: the files
+  std::map<uint64_t, double> bounds_;                  // --roofline: size -> bound (us)
+  std::vector<std::string> hosts_;                     // every rank's host
+  int nnodes_ = 1;
+  double link_rate_ = 0;  // --roofline across nodes: bytes/s, given or measured
+  bool link_measured_ = false;
 };
 
 }  // namespace

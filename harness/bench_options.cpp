@@ -16,6 +16,7 @@
 #include "harness/devices.h"
 #include "harness/errors.h"
 #include "harness/sizes.h"
+#include "harness/units.h"
 #include "harness/watchdog.h"
 #include "transports/registry.h"
 
@@ -86,6 +87,13 @@ BenchOptions parse_bench_options(int argc, char** argv) {
   app.add_option("--timeout", o.timeout_s,
                  "seconds without progress before a rank reports what it waits for and ends the job (0: never; "
                  "default ARLAB_TIMEOUT or 60)");
+  app.add_flag("--roofline", o.roofline,
+               "add the lowest time the hardware allows (memory bandwidth, link rate) and the fraction reached");
+  std::string link_rate;
+  app.add_option("--link-rate", link_rate, "--roofline across nodes: the link rate (100Gb/s, 12.5GB/s; default: measured)");
+  app.add_option("-r,--repeats", o.repeats,
+                 "time each size this many times, algorithms interleaved, and report the median")
+      ->capture_default_str();
   app.add_flag("--inject-corruption", o.inject_corruption,
                "fault injection: the last rank corrupts one element of each checked result (tests -c)");
   parse_flags(app, argc, argv);
@@ -111,6 +119,12 @@ BenchOptions parse_bench_options(int argc, char** argv) {
     char got[32];
     std::snprintf(got, sizeof got, "%g", o.timeout_s);
     throw UsageError(std::string("--timeout: seconds, 0 or more (got ") + got + ")");
+  }
+  if (o.repeats < 1) throw UsageError("-r: at least 1 repeat (got " + std::to_string(o.repeats) + ")");
+  if (!link_rate.empty()) {
+    if (!o.roofline) throw UsageError("--link-rate " + link_rate + ": only with --roofline");
+    o.link_rate = parse_bandwidth("--link-rate", link_rate);
+    if (!(o.link_rate > 0)) throw UsageError("--link-rate: must be positive (got " + link_rate + ")");
   }
   if (check != 0 && check != 1) throw UsageError("-c: 0 or 1 (got " + std::to_string(check) + ")");
   o.check = check;
@@ -170,7 +184,10 @@ std::vector<std::pair<std::string, std::string>> shared_settings(const BenchOpti
           {"--intra", o.intra},
           {"--lockstep", o.lockstep ? "on" : "off"},
           {"--offset", std::to_string(o.offset_bytes)},
-          {"--seed", std::to_string(o.seed)}};
+          {"--seed", std::to_string(o.seed)},
+          {"--roofline", o.roofline ? "on" : "off"},
+          {"--link-rate", std::to_string(o.link_rate)},
+          {"-r", std::to_string(o.repeats)}};
 }
 
 }  // namespace arlab

@@ -40,6 +40,9 @@ struct BenchOptions {
   uint64_t seed = 0x5eed;
   uint64_t offset_bytes = 0;  // --offset: input and output start this many bytes past an aligned address
   double timeout_s = 60;  // --timeout (ARLAB_TIMEOUT): no progress for this long ends the job; 0: never
+  bool roofline = false;        // --roofline: the hardware's bound next to every time
+  double link_rate = 0;         // --link-rate, bytes/s (0: measured between two nodes)
+  int repeats = 1;              // --repeats: median of this many runs, algorithms interleaved
   std::string command_line;
 };
 

@@ -57,11 +57,21 @@ def read_rows(paths):
 def plot_busbw(rows, output):
     fig, ax = plt.subplots(figsize=(8, 5))
     series = {}
+    # bench --roofline's bound (bound_us), drawn as the bus bandwidth it allows: one line per N.
+    roofline = {}
     for r in rows:
         if r["placement"] != "out" or r["size_bytes"] == 0:
             continue
         key = f'{r["algorithm"]} ({r["transport"]}, N={r["nranks"]})'
         series.setdefault(key, []).append((r["size_bytes"], r["busbw_gbs"]))
+        bound = float(r.get("bound_us") or 0)
+        if bound > 0:
+            n = r["nranks"]
+            busbw = r["size_bytes"] / (bound * 1e3) * (2 * (n - 1) / n if n > 1 else 0)
+            roofline.setdefault(f"roofline (N={n})", {})[r["size_bytes"]] = busbw
+    for key, points in sorted(roofline.items()):
+        sizes = sorted(points)
+        ax.plot(sizes, [points[s] for s in sizes], color="black", linestyle="--", label=key)
     for key, points in sorted(series.items()):
         points.sort()
         ax.plot([p[0] for p in points], [p[1] for p in points], marker="o", label=key)

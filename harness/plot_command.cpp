@@ -1,5 +1,5 @@
 // `arlab plot RESULTS... -o DIR`: the three pictures of a sweep, through harness/plot.py:
-//   busbw.png      bus bandwidth against size per algorithm
+//   busbw.png      bus bandwidth against size per algorithm (and the roofline, from --roofline)
 //   latency.png    measured and fitted time against size, and the smallest size against N
 //                  with lines in N and in log2 N (arlab fit's evidence)
 //   simulated.png  measured time against arlab sim's, with the fitted parameters
@@ -34,12 +34,12 @@ void draw_versus(const std::vector<FitGroup>& groups, const std::string& png) {
 
 // plot.py's busbw reads CSV: the points of every file (CSV or JSON), in the columns it needs.
 void draw_busbw(const std::vector<MeasuredPoint>& measured, const std::string& png) {
-  std::string csv = "algorithm,transport,nranks,size_bytes,placement,time_us,busbw_gbs\n";
+  std::string csv = "algorithm,transport,nranks,size_bytes,placement,time_us,busbw_gbs,bound_us\n";
   for (const MeasuredPoint& p : measured) {
     const Measurement m = measurement(p.bytes, p.time_us, p.nranks, -1);
     char line[256];
-    std::snprintf(line, sizeof line, ",%d,%lu,%s,%.3f,%.6f\n", p.nranks, static_cast<unsigned long>(p.bytes),
-                  p.placement.c_str(), p.time_us, m.busbw);
+    std::snprintf(line, sizeof line, ",%d,%lu,%s,%.3f,%.6f,%.3f\n", p.nranks, static_cast<unsigned long>(p.bytes),
+                  p.placement.c_str(), p.time_us, m.busbw, p.bound_us);
     csv += p.algorithm + "," + p.transport + line;
   }
   plot_from_data("busbw", ".busbw.csv", csv, png);

@@ -69,7 +69,10 @@ class TableReporter final : public Reporter {
     std::printf("# device %s%s%s\n", m.device.c_str(), m.libraries.empty() ? "" : ", ", m.libraries.c_str());
     std::printf("# iterations %d, warm-up %d, check %d, chunk %s\n", m.iterations, m.warmup, m.check,
                 m.chunk_bytes ? (std::to_string(m.chunk_bytes) + " B").c_str() : "none");
-    std::printf("# time = slowest rank's average, algbw = size / time, busbw = algbw * 2(N-1)/N\n");
+    std::printf("# time = slowest rank's average%s, algbw = size / time, busbw = algbw * 2(N-1)/N\n",
+                m.repeats > 1 ? (", the median of " + std::to_string(m.repeats) + " runs with the algorithms interleaved").c_str() : "");
+    if (!m.roofline.empty()) std::printf("%s\n", m.roofline.c_str());
+    roofline_ = !m.roofline.empty();
     if (std::find(m.algorithms.begin(), m.algorithms.end(), "auto") != m.algorithms.end())
       std::printf("# auto chooses with alpha %.3g s, beta %.3g s/B, gamma %.3g s/B (%s)\n", m.alpha, m.beta, m.gamma,
                   m.tuning_source.c_str());
@@ -80,11 +83,12 @@ class TableReporter final : public Reporter {
     rows_ = 0;
     wrong_ = 0;
     std::printf("#\n# algorithm: %s (transport %s)\n#\n", algorithm.c_str(), transport.c_str());
-    std::printf("#%75s%37s\n", "out-of-place", "in-place");
-    std::printf("#%11s  %12s  %8s  %6s  %6s  %7s  %6s  %6s  %6s  %7s  %6s  %6s  %6s\n", "size", "count", "type",
-                "redop", "root", "time", "algbw", "busbw", "#wrong", "time", "algbw", "busbw", "#wrong");
-    std::printf("#%11s  %12s  %8s  %6s  %6s  %7s  %6s  %6s  %6s  %7s  %6s  %6s  %6s\n", "(B)", "(elements)", "", "",
-                "", "(us)", "(GB/s)", "(GB/s)", "", "(us)", "(GB/s)", "(GB/s)", "");
+    std::printf("#%75s%37s%s\n", "out-of-place", "in-place", roofline_ ? "                 roofline" : "");
+    std::printf("#%11s  %12s  %8s  %6s  %6s  %7s  %6s  %6s  %6s  %7s  %6s  %6s  %6s%s\n", "size", "count", "type",
+                "redop", "root", "time", "algbw", "busbw", "#wrong", "time", "algbw", "busbw", "#wrong",
+                roofline_ ? "    bound    %out     %in" : "");
+    std::printf("#%11s  %12s  %8s  %6s  %6s  %7s  %6s  %6s  %6s  %7s  %6s  %6s  %6s%s\n", "(B)", "(elements)", "", "",
+                "", "(us)", "(GB/s)", "(GB/s)", "", "(us)", "(GB/s)", "(GB/s)", "", roofline_ ? "     (us)" : "");
     std::fflush(stdout);
   }
   void row(const ResultRow& r) override {
@@ -96,6 +100,9 @@ class TableReporter final : public Reporter {
       busbw_sum_ += m->busbw / 2;
       if (m->wrong > 0) wrong_ += m->wrong;
     }
+    if (roofline_)
+      std::printf("%s  %6.1f  %6.1f  ", time_text(r.bound_us).c_str(), percent_of_bound(r.bound_us, r.out_of_place.time_us),
+                  percent_of_bound(r.bound_us, r.in_place.time_us));
     if (!r.chosen.empty()) std::printf("<- %s", r.chosen.c_str());
     std::printf("\n");
     std::fflush(stdout);
@@ -108,6 +115,9 @@ class TableReporter final : public Reporter {
   }
 
  private:
+  static double percent_of_bound(double bound_us, double time_us) { return time_us > 0 ? 100 * bound_us / time_us : 0; }
+
+  bool roofline_ = false;
   double busbw_sum_ = 0;
   int rows_ = 0;
   int64_t wrong_ = 0;
@@ -116,7 +126,7 @@ class TableReporter final : public Reporter {
 }  // namespace
 
 const char* const kCsvHeader =
-    "algorithm,transport,nranks,nnodes,size_bytes,count,type,redop,placement,time_us,algbw_gbs,busbw_gbs,wrong,chosen\n";
+    "algorithm,transport,nranks,nnodes,size_bytes,count,type,redop,placement,time_us,algbw_gbs,busbw_gbs,wrong,chosen,bound_us\n";
 
 namespace {
 
@@ -131,10 +141,14 @@ class CsvReporter final : public Reporter {
   void row(const ResultRow& r) override {
     for (const auto& [placement, m] : {std::pair{"out", &r.out_of_place}, std::pair{"in", &r.in_place}}) {
       char line[512];
-      std::snprintf(line, sizeof line, "%s,%s,%d,%d,%lu,%lu,%s,%s,%s,%.3f,%.6f,%.6f,%ld,%s\n", r.algorithm.c_str(),
+      std::snprintf(line, sizeof line, "%s,%s,%d,%d,%lu,%lu,%s,%s,%s,%.3f,%.6f,%.6f,%ld,%s,", r.algorithm.c_str(),
                     r.transport.c_str(), nranks_, nnodes_, static_cast<unsigned long>(r.size),
                     static_cast<unsigned long>(r.count), r.type.c_str(), r.redop.c_str(), placement, m->time_us,
                     m->algbw, m->busbw, static_cast<long>(m->wrong), r.chosen.c_str());
+      content_ += line;
+      // bound_us: empty without --roofline.
+      if (r.bound_us > 0) std::snprintf(line, sizeof line, "%.3f\n", r.bound_us);
+      else std::snprintf(line, sizeof line, "\n");
       content_ += line;
     }
     write_file_atomically(path_, content_);
@@ -160,6 +174,7 @@ class JsonReporter final : public Reporter {
                         {"redop", m.redop},               {"iterations", m.iterations},
                         {"warmup", m.warmup},             {"check", m.check},
                         {"chunk_bytes", m.chunk_bytes},   {"algorithms", m.algorithms},
+                        {"repeats", m.repeats},           {"roofline", m.roofline},
                         {"environment", nlohmann::json(std::map<std::string, std::string>(m.environment.begin(), m.environment.end()))},
                         {"model", {{"alpha_s", m.alpha}, {"beta_s_per_byte", m.beta}, {"gamma_s_per_byte", m.gamma},
                                    {"source", m.tuning_source}}}};
@@ -172,7 +187,7 @@ class JsonReporter final : public Reporter {
       doc_["results"].push_back({{"algorithm", r.algorithm}, {"transport", r.transport}, {"size_bytes", r.size},
                                  {"count", r.count}, {"type", r.type}, {"redop", r.redop}, {"placement", placement},
                                  {"time_us", m->time_us}, {"algbw_gbs", m->algbw}, {"busbw_gbs", m->busbw},
-                                 {"wrong", m->wrong}, {"chosen", r.chosen}});
+                                 {"wrong", m->wrong}, {"chosen", r.chosen}, {"bound_us", r.bound_us}});
     flush();
   }
   void end() override {

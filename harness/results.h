@@ -25,6 +25,7 @@ struct ResultRow {
   std::string chosen;  // auto: the algorithm it picked for this size
   Measurement out_of_place;
   Measurement in_place;
+  double bound_us = 0;  // --roofline: the lowest time the hardware allows (0: not computed)
 };
 
 struct RunMetadata {
@@ -40,6 +41,8 @@ struct RunMetadata {
   std::vector<std::string> algorithms;
   double alpha = 0, beta = 0, gamma = 0;  // the model `auto` chose with
   std::string tuning_source;
+  std::string roofline;  // --roofline: how the bound was computed (the table header's lines)
+  int repeats = 1;       // --repeats: each time is the median of this many interleaved runs
   // Rank 0's NCCL_*, UCX_*, OMPI_MCA_* and FI_* variables: the settings that change what the
   // libraries do, recorded so that a number can be reproduced.
   std::vector<std::pair<std::string, std::string>> environment;

@@ -13,7 +13,15 @@
 namespace arlab {
 namespace {
 
-constexpr size_t kColumns = 14;  // kCsvHeader's; the fields read below are at fixed positions
+// kCsvHeader's columns; the fields read below are at fixed positions. Files written before
+// bound_us was added have one column less and are read the same way.
+constexpr size_t kColumns = 15;
+
+bool is_header(const std::string& line) {
+  const std::string current = kCsvHeader;
+  const std::string before_bound = current.substr(0, current.rfind(",bound_us")) + "\n";
+  return line + "\n" == current || line + "\n" == before_bound;
+}
 
 std::vector<std::string> split_csv_line(const std::string& line) {
   std::vector<std::string> fields;
@@ -40,14 +48,16 @@ double number(const std::string& where, const std::string& text) {
 std::vector<MeasuredPoint> read_csv(const std::string& path, std::istream& in) {
   std::string line;
   std::getline(in, line);
-  if (line + "\n" != kCsvHeader)
+  if (!is_header(line))
     throw UsageError(path + ": not an arlab bench CSV (its first line is not the arlab header)");
+  const bool header_has_bound = line.find(",bound_us") != std::string::npos;
   std::vector<MeasuredPoint> points;
   for (int number_of_line = 2; std::getline(in, line); ++number_of_line) {
     if (line.empty()) continue;
     const std::string where = path + ": line " + std::to_string(number_of_line);
     const auto f = split_csv_line(line);
-    if (f.size() != kColumns) throw UsageError(where + ": " + std::to_string(f.size()) + " fields, not " + std::to_string(kColumns) + " (truncated file?)");
+    const size_t columns = header_has_bound ? kColumns : kColumns - 1;
+    if (f.size() != columns) throw UsageError(where + ": " + std::to_string(f.size()) + " fields, not " + std::to_string(columns) + " (truncated file?)");
     MeasuredPoint p;
     p.file = path;
     p.algorithm = f[0];
@@ -59,6 +69,7 @@ std::vector<MeasuredPoint> read_csv(const std::string& path, std::istream& in) {
     p.placement = f[8];
     p.time_us = number(where, f[9]);
     p.chosen = f[13];
+    if (header_has_bound && !f[14].empty()) p.bound_us = number(where, f[14]);
     points.push_back(p);
   }
   return points;
@@ -89,6 +100,7 @@ std::vector<MeasuredPoint> read_json(const std::string& path, std::istream& in) 
       p.type = r.at("type").get<std::string>();
       p.placement = r.at("placement").get<std::string>();
       p.time_us = r.at("time_us").get<double>();
+      p.bound_us = r.value("bound_us", 0.0);
       p.chunk_bytes = meta.value("chunk_bytes", uint64_t{0});
       points.push_back(p);
     }

@@ -21,6 +21,7 @@ struct MeasuredPoint {
   std::string type;
   std::string placement;  // out, in
   double time_us = 0;
+  double bound_us = 0;  // --roofline's bound (0: none)
   uint64_t chunk_bytes = 0;          // JSON only
   std::string inter = "ring", intra = "direct";  // hier's settings, JSON only
 };

@@ -76,23 +76,41 @@ class SignalsHeld {
 
 // The executors' polling loop: yields the core after a run of fruitless polls, and throws
 // StallError ("no progress for 60 s: " + describe()) once nothing has completed for the
-// watchdog's timeout. The clock is read only when yielding.
+// watchdog's timeout. The clock is read once per kSpinsPerCheck polls.
 class IdlePoll {
  public:
   void progressed() {
     spins_ = 0;
     idle_since_ = {};
+    spinning_since_ = {};
     Watchdog::instance().beat();
   }
   template <class Describe>
   void idle(Describe&& describe) {
-    if (++spins_ < kSpinsBeforeYield) return;
+    if (++spins_ < kSpinsPerCheck) return;
     spins_ = 0;
+    if (keep_spinning()) return;
     if (yield_and_expire()) throw_stall(describe());
   }
 
  private:
-  static constexpr int kSpinsBeforeYield = 64;
+  // Ranks that have a core each spin for kSpinBeforeYield before they yield (a yield is a
+  // system call, a microsecond on a VM); ranks that share cores yield after kSpinsPerCheck
+  // polls, so the peer they wait for gets the core. set_cores_shared: once per process.
+ public:
+  static void set_cores_shared(bool shared) { cores_shared_ = shared; }
+
+ private:
+  static constexpr int kSpinsPerCheck = 64;
+  static constexpr std::chrono::microseconds kSpinBeforeYield{20};
+  static inline bool cores_shared_ = true;
+  bool keep_spinning() {
+    if (cores_shared_) return false;
+    const auto now = std::chrono::steady_clock::now();
+    if (spinning_since_ == std::chrono::steady_clock::time_point{}) spinning_since_ = now;
+    return now - spinning_since_ < kSpinBeforeYield;
+  }
+  std::chrono::steady_clock::time_point spinning_since_{};
   bool yield_and_expire();  // yields; true once idle for longer than the watchdog's timeout
   [[noreturn]] void throw_stall(const std::string& what) const;
 

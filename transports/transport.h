@@ -122,6 +122,22 @@ class Transport {
     throw TransportUnavailable("transport '" + name() + "' has no one-sided signals");
   }
 
+  // A one-step all-reduce for small messages, where the transport has one (shm): every rank
+  // copies its data into a slot that all its peers can read and raises a flag in the same
+  // cache line's neighbourhood; then every rank folds all the slots, in rank order, into its
+  // output. No schedule, no messages. small_allreduce_limit(): the largest message in bytes
+  // (0: the transport has no such path). Post once, then poll until it returns true; every
+  // rank makes the same sequence of calls.
+  virtual size_t small_allreduce_limit() const { return 0; }
+  virtual void small_allreduce_post(const void* input, size_t bytes) {
+    (void)input, (void)bytes;
+    throw TransportUnavailable("transport '" + name() + "' has no one-step small-message all-reduce");
+  }
+  virtual bool small_allreduce_poll(void* output, size_t count, const NativeReduction& reduction) {
+    (void)output, (void)count, (void)reduction;
+    throw TransportUnavailable("transport '" + name() + "' has no one-step small-message all-reduce");
+  }
+
   // The library's own all-reduce, where the transport has one.
   virtual void native_allreduce(const void* input, void* output, size_t count, const NativeReduction& reduction) {
     (void)input, (void)output, (void)count, (void)reduction;

@@ -6,6 +6,12 @@
 // Ranks on other nodes are not mapped: as the inside-a-node half of a composite transport
 // (transports/hybrid/), shm serves only the pairs that share a node.
 //
+// Small messages (up to kSmallBytes) skip the schedule: each segment also holds two slots,
+// used by alternate calls. A rank copies its data into its slot and sets the slot's flag to
+// the call's number; every rank then folds all ranks' slots, in rank order, straight from
+// the peers' segments into its output. A slot is written again two calls later, which no rank
+// can begin before every rank has finished reading it (each rank's next call waits for all).
+//
 // Segments are named per job (/arlab.<job id>.<rank>, the id made by rank 0 and broadcast),
 // so two jobs on one node never meet, and each is unlinked as soon as every rank has mapped
 // it: the mappings stay valid, and nothing is left in /dev/shm however the job ends.
@@ -37,7 +43,9 @@ class ShmTransport final : public one_sided::OneSidedTransport {
       job = static_cast<uint64_t>(getpid()) << 32 ^
             static_cast<uint64_t>(std::chrono::steady_clock::now().time_since_epoch().count());
     boot.broadcast(&job, sizeof job, 0);
-    const size_t bytes = sizeof(Header) + layout_.bytes();
+    small_offset_ = (sizeof(Header) + layout_.bytes() + 63) / 64 * 64;
+    small_ = node_of_ == std::vector<int>(boot.size(), node_of_[boot.rank()]);  // every rank mapped
+    const size_t bytes = small_offset_ + 2 * sizeof(SmallSlot);
     segments_.resize(boot.size());
     pids_.resize(boot.size());
     // Create and map this rank's segment, then map everyone's.
@@ -72,6 +80,35 @@ class ShmTransport final : public one_sided::OneSidedTransport {
   }
 
  protected:
+  size_t small_allreduce_limit() const override { return small_ ? kSmallBytes : 0; }
+
+  void small_allreduce_post(const void* input, size_t bytes) override {
+    if (bytes > kSmallBytes)
+      throw TransportError("shm small_allreduce_post(" + std::to_string(bytes) + " bytes): over the slot's " +
+                           std::to_string(kSmallBytes));
+    ++small_calls_;
+    folded_ = 0;
+    SmallSlot& mine = slot(rank(), small_calls_);
+    std::memcpy(mine.data, input, bytes);
+    std::atomic_ref<uint64_t>(mine.call).store(small_calls_, std::memory_order_release);
+  }
+
+  bool small_allreduce_poll(void* output, size_t count, const NativeReduction& reduction) override {
+    // Fold each rank's slot as soon as it holds this call's data, in rank order, so that every
+    // rank computes the same bits: out = s0 op s1, then out = out op s2, ...
+    const int n = size();
+    while (folded_ < n) {
+      const SmallSlot& s = slot(folded_, small_calls_);
+      if (std::atomic_ref<uint64_t>(const_cast<uint64_t&>(s.call)).load(std::memory_order_acquire) != small_calls_)
+        return false;
+      if (n == 1) std::memcpy(output, s.data, count * reduction.element_size);
+      else if (folded_ == 1) reduction.combine(output, slot(0, small_calls_).data, s.data, count);
+      else if (folded_ > 1) reduction.combine(output, output, s.data, count);
+      ++folded_;
+    }
+    return true;
+  }
+
   Handle put_then_flag(int peer, const void* src, size_t bytes, WindowId, uint64_t remote_address, size_t flag_offset,
                        uint64_t value) override {
     // One copy, sender to receiver; the kernel may copy less than asked, so loop.
@@ -125,6 +162,16 @@ class ShmTransport final : public one_sided::OneSidedTransport {
     if (p == MAP_FAILED) throw TransportError("mmap(" + name + ", " + std::to_string(bytes) + " bytes) failed: " + errno_text());
     return static_cast<char*>(p);
   }
+  static constexpr size_t kSmallBytes = 512 << 10;
+  // The flag and the first 56 bytes share a cache line: a message that small is one line.
+  struct alignas(64) SmallSlot {
+    uint64_t call;  // the number of the call whose data the slot holds
+    char data[kSmallBytes];
+  };
+  SmallSlot& slot(int r, uint64_t call) {
+    return reinterpret_cast<SmallSlot*>(segments_[r] + small_offset_)[call & 1];
+  }
+
   Header* header(int r) { return reinterpret_cast<Header*>(segments_[r]); }
   uint64_t* flag(int r, size_t offset) { return reinterpret_cast<uint64_t*>(segments_[r] + sizeof(Header) + offset); }
 
@@ -132,6 +179,10 @@ class ShmTransport final : public one_sided::OneSidedTransport {
   std::vector<char*> segments_;
   std::vector<pid_t> pids_;
   size_t bytes_ = 0;
+  size_t small_offset_ = 0;  // where the two small-message slots start in each segment
+  bool small_ = false;       // every rank is mapped: the small-message path works
+  uint64_t small_calls_ = 0;
+  int folded_ = 0;  // ranks whose slot this call has folded
 };
 
 }  // namespace

@@ -1,0 +1,63 @@
+#!/bin/bash
+# arlab `auto` against the MPI library's own MPI_Allreduce, side by side in one run, with the
+# hardware's bound: the tables and the plot of the README's performance section.
+#
+#   bench/compare.sh [-n RANKS] [-t TRANSPORT] [-b MIN] [-e MAX] [-r REPEATS] [-o DIR]
+#                    [--launcher "srun -N4 --ntasks-per-node=2"] [-- more bench flags]
+#
+# One `arlab bench -a auto,mpi --roofline -r REPEATS` run: every size times both algorithms on
+# the same buffers, interleaved, REPEATS times, and reports the medians. DIR (default
+# results/compare/<date>-N<ranks>-<transport>) receives:
+#   table.txt    the bench tables           results.csv, results.json   every number
+#   compare.md   side by side, and each performance target met or not (bench/compare.py)
+#   busbw.png    busbw against size for auto, mpi and the roofline
+#   command.txt  the command line that made them
+set -euo pipefail
+here=$(cd "$(dirname "$0")/.." && pwd)
+ranks=2 transport=shm min=8 max=64M repeats=5 dir="" launcher=""
+extra=()
+usage() { sed -n '4,6p' "$0" | sed 's/^# *//' >&2; exit 2; }
+while [ $# -gt 0 ]; do
+  case "$1" in
+    -n) ranks=${2:?-n needs a number of ranks}; shift 2 ;;
+    -t) transport=${2:?-t needs a transport}; shift 2 ;;
+    -b) min=${2:?-b needs a size}; shift 2 ;;
+    -e) max=${2:?-e needs a size}; shift 2 ;;
+    -r) repeats=${2:?-r needs a count}; shift 2 ;;
+    -o) dir=${2:?-o needs a directory}; shift 2 ;;
+    --launcher) launcher=${2:?--launcher needs a command}; shift 2 ;;
+    --) shift; extra=("$@"); break ;;
+    -h|--help) usage ;;
+    *) echo "compare.sh: unknown option '$1' (accepted: -n -t -b -e -r -o --launcher, then -- and bench flags)" >&2; exit 2 ;;
+  esac
+done
+[[ "$ranks" =~ ^[1-9][0-9]*$ ]] || { echo "compare.sh: -n $ranks: a positive number of ranks" >&2; exit 2; }
+arlab="$here/build/arlab"
+[ -x "$arlab" ] || { echo "compare.sh: $arlab is missing; run ./lab build first" >&2; exit 2; }
+python=/usr/bin/python3
+[ -x "$python" ] || python=python3
+
+if [ -z "$launcher" ]; then
+  export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+  launcher="mpirun -np $ranks"
+  [ "$(nproc)" -lt "$ranks" ] && launcher="$launcher --oversubscribe"
+fi
+dir=${dir:-$here/results/compare/$(date -u +%Y%m%dT%H%M%SZ)-N$ranks-$transport}
+mkdir -p "$dir"
+
+command=($launcher "$arlab" bench -a auto,mpi -t "$transport" -b "$min" -e "$max" -f 2 -r "$repeats" --roofline
+         --csv "$dir/results.csv" --json "$dir/results.json" "${extra[@]}")
+echo "${command[*]}" > "$dir/command.txt"
+# The bench's status counts: a wrong result fails the comparison, but what was measured stays.
+status=0
+"${command[@]}" | tee "$dir/table.txt" || status=$?
+[ -s "$dir/results.csv" ] || { echo "compare.sh: the bench wrote no results (exit $status)" >&2; exit "${status/#0/1}"; }
+"$python" "$here/bench/compare.py" "$dir/results.csv" > "$dir/compare.md"
+cat "$dir/compare.md"
+if "$python" -c 'import matplotlib' 2>/dev/null; then
+  "$python" "$here/harness/plot.py" busbw "$dir/results.csv" -o "$dir/busbw.png"
+else
+  echo "compare.sh: no matplotlib for $python: busbw.png not drawn (apt-get install python3-matplotlib)" >&2
+fi
+echo "compare.sh: results in $dir"
+exit "$status"

@@ -1,0 +1,70 @@
+#!/usr/bin/env bash
+# The performance tools from the outside: bench --roofline and -r (interleaved medians), the
+# one-step small-message path (-a oneshot), and bench/compare.sh. Times are never asserted
+# (these machines are noisy); what is asserted is that every number is there and sane.
+# usage: performance_test.sh BUILD_DIR
+set -u
+build=$1
+arlab=$build/arlab
+source_dir=$(cd "$(dirname "$0")/../.." && pwd)
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+source "$(dirname "$0")/lib.sh"
+mpi=(timeout 300 mpirun -q --oversubscribe -np 2)
+
+expect_usage_error "--link-rate without --roofline" "--link-rate 1Gb/s: only with --roofline" "$arlab" bench --link-rate 1Gb/s
+expect_usage_error "--link-rate not a rate" "--link-rate: '12Q' is not a bandwidth" "$arlab" bench --roofline --link-rate 12Q
+expect_usage_error "no repeats" "-r: at least 1 repeat (got 0)" "$arlab" bench -r 0
+expect_usage_error "oneshot on a transport without it" "-a oneshot: 8 bytes is over -t mpi's limit of 0 bytes (it has no one-step path; use -t shm)" \
+  "$arlab" bench -a oneshot -t mpi -e 8
+expect_usage_error "oneshot above its slot" "-a oneshot: 1048576 bytes is over -t shm's limit of 524288 bytes" \
+  "${mpi[@]}" "$arlab" bench -a oneshot -t shm -b 1M -e 1M
+
+# --roofline and -r 3: the header says how, every row has a bound, and the bound grows with
+# the size; auto takes the one-step path for small messages; results are checked (-c 1).
+if "${mpi[@]}" "$arlab" bench -a auto,mpi -t shm --roofline -r 3 -b 8 -e 1M -f 32 -n 2 -w 1 \
+    --csv "$work/r.csv" --json "$work/r.json" >"$work/out" 2>&1 &&
+  grep -q "^# roofline: memory = (N+1)/3N x reduce(n) + (N-1)/N x copy(n), N = 2" "$work/out" &&
+  grep -q "the median of 3 runs with the algorithms interleaved" "$work/out" &&
+  grep -qE "^ +8 .* <- oneshot$" "$work/out" &&
+  [ "$(tail -n +2 "$work/r.csv" | wc -l)" -eq 16 ] &&
+  awk -F, 'NR > 1 && !($15 > 0) { exit 1 }' "$work/r.csv" &&
+  awk -F, 'NR > 1 && $5 == 8 { small = $15 } NR > 1 && $5 == 262144 { big = $15 } END { exit !(big > 100 * small) }' "$work/r.csv" &&
+  /usr/bin/python3 -c "import json,sys; d=json.load(open('$work/r.json')); m=d['metadata']; sys.exit(0 if m['repeats']==3 and m['roofline'].startswith('# roofline') and all(r['bound_us']>0 for r in d['results']) else 1)"; then
+  pass "bench --roofline -r 3: header, a bound on every row, oneshot for 8 B"
+else
+  fail "bench --roofline -r 3: $(tail -8 "$work/out")"
+fi
+# The results reader takes the new column (fit then finds only auto and mpi, nothing to fit;
+# a header it did not know would be "not an arlab bench CSV"), and files from before it.
+if ! "$arlab" fit "$work/r.csv" >"$work/fit" 2>&1 && grep -q "no rows to fit in $work/r.csv" "$work/fit"; then
+  pass "the results reader takes a CSV with bound_us"
+else
+  fail "fit on a CSV with bound_us: $(tail -3 "$work/fit")"
+fi
+reference=$source_dir/results/reference/debian12-2core/fit-mpi-N2-8
+if head -1 "$reference/N2.csv" | grep -qv bound_us && "$arlab" fit "$reference"/N{2,3,4}.csv >"$work/fit" 2>&1 &&
+  grep -q "R^2" "$work/fit"; then
+  pass "the results reader takes CSVs from before bound_us"
+else
+  fail "fit on CSVs without bound_us: $(tail -3 "$work/fit")"
+fi
+
+# bench/compare.sh: the side-by-side table, a verdict per target, the plot, the command.
+compare=("$source_dir/bench/compare.sh")
+expect_usage_error "compare.sh: unknown option" "compare.sh: unknown option '--fast'" "${compare[@]}" --fast
+expect_usage_error "compare.sh: bad rank count" "compare.sh: -n two: a positive number of ranks" "${compare[@]}" -n two
+if "${compare[@]}" -n 2 -b 8 -e 64K -r 2 -o "$work/cmp" -- -n 2 -w 1 >"$work/cmp.out" 2>&1 &&
+  [ "$(grep -c '^| [0-9]' "$work/cmp/compare.md")" -eq 14 ] &&
+  grep -q "^| latency <= 1.0x mpi's, 8 B to 1 KiB | \(met\|\*\*NOT MET\*\*\) |" "$work/cmp/compare.md" &&
+  grep -q "^| at least 70 % of the roofline at 16 MiB and 64 MiB | not measured" "$work/cmp/compare.md" &&
+  grep -q "bench -a auto,mpi -t shm -b 8 -e 64K -f 2 -r 2 --roofline" "$work/cmp/command.txt" &&
+  grep -q "^# algorithm: auto" "$work/cmp/table.txt" &&
+  { [ -s "$work/cmp/busbw.png" ] || ! /usr/bin/python3 -c "import matplotlib" 2>/dev/null; }; then
+  pass "compare.sh: side-by-side table, targets, plot"
+else
+  fail "compare.sh: $(tail -8 "$work/cmp.out")"
+fi
+grep -v ',mpi,' "$work/r.csv" >"$work/no-mpi.csv"
+expect_usage_error "compare.py without the baseline" "no rows for 'mpi'" /usr/bin/python3 "$source_dir/bench/compare.py" "$work/no-mpi.csv"
+
+finish "performance CLI"
