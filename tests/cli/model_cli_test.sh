@@ -93,7 +93,7 @@ else
   fail "fit with 3 points: $(cat "$work/few")"
 fi
 head -3 "$work/sim4.csv" >"$work/trunc.csv" && printf 'ring,sim,4,4,64,16,float32,sum,out,6.0' >>"$work/trunc.csv"
-expect_usage_error "fit: truncated CSV" "trunc.csv: line 4: 10 fields, not 14 (truncated file?)" "$arlab" fit "$work/trunc.csv"
+expect_usage_error "fit: truncated CSV" "trunc.csv: line 4: 10 fields, not 15 (truncated file?)" "$arlab" fit "$work/trunc.csv"
 head -c 200 "$work/sim.json" >"$work/trunc.json"
 expect_usage_error "fit: truncated JSON" "trunc.json: not valid JSON (truncated file?)" "$arlab" fit "$work/trunc.json"
 expect_usage_error "fit: another schema" "other.json: not an arlab bench JSON (schema is not arlab.bench.v1)" "$arlab" fit "$work/other.json"
