@@ -61,9 +61,9 @@ class BenchRun {
     machine_.alpha = boot.max(machine_.alpha);
     machine_.beta = boot.max(machine_.beta);
     machine_.gamma = boot.max(machine_.gamma);
+    IdlePoll::set_cores_shared(cores_shared(boot.local_size()));
     // Nodes: --ranks-per-node, or what the launcher says (ranks sharing memory); the largest
     // node's size on every rank, so all agree even when the last node is smaller.
-    IdlePoll::set_cores_shared(cores_shared(boot.local_size()));
     ranks_per_node_ = o.ranks_per_node > 0 ? o.ranks_per_node : static_cast<int>(boot.max(boot.local_size()));
     const size_t bytes = std::max<uint64_t>(o.max_bytes, elem_);
     agree(memory_shortfall(bytes));
