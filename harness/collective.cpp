@@ -139,7 +139,8 @@ class AutoAllreduce final : public Collective {
   AutoAllreduce(AllreduceSpec spec, Transport& transport, Device& device) {
     const size_t bytes = spec.count * info(spec.type).size;
     const size_t folded = bytes * static_cast<size_t>(std::max(1, transport.size() - 1));
-    if (!device.is_gpu() && bytes <= transport.small_allreduce_limit() && folded <= kOneShotFoldBytes) {
+    const size_t limit = transport.small_allreduce_limit();  // 0: the transport has no one-step path
+    if (!device.is_gpu() && limit > 0 && bytes <= limit && folded <= kOneShotFoldBytes) {
       chosen_ = "oneshot";
       inner_ = std::make_unique<OneShotAllreduce>(spec, transport, device);
       return;

@@ -23,7 +23,8 @@ if [ -z "$(ls /sys/class/infiniband 2>/dev/null)" ]; then
   ! grep -qE " (rdma-port|counters|firmware|perftest)[^ ]* +PASS" "$work/here" && pass "no RDMA item passes without RDMA" || fail "a false PASS"
 fi
 grep -qE " mtu [a-z0-9]+ +PASS +[0-9]+ \(IP interface" "$work/here" && pass "Ethernet MTU reported" || fail "mtu: $(grep mtu "$work/here")"
-grep -qE " loopback +(PASS|WARN) +ring over shm, N = 2, 16 MiB: busbw [0-9.]+ GB/s \(MPI_Allreduce [0-9.]+ GB/s\); results checked, none wrong" "$work/here" &&
+# PASS or WARN: the bandwidth ratio depends on how busy this machine is; the results must be checked.
+grep -qE " loopback +(PASS +ring over shm, N = 2, 16 MiB: busbw [0-9.]+ GB/s \(MPI_Allreduce [0-9.]+ GB/s\)|WARN +ring over shm, N = 2, 16 MiB: busbw [0-9.]+ GB/s, below 70 % of MPI_Allreduce's [0-9.]+ GB/s); results checked, none wrong" "$work/here" &&
   pass "loopback: arlab's own bandwidth, results checked" || fail "loopback: $(grep loopback "$work/here")"
 
 # The environment: names that do not exist here fail; plain settings are listed.
