@@ -4,6 +4,7 @@
 // for N in the thousands.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -43,6 +44,32 @@ class RankSet {
         out.push_back(next);
     }
     return result;
+  }
+
+  // {(x + shift) mod n : x in this set}, for a set inside [0, n): how a set of ranks named
+  // relative to one rank reads from another (the rotation checker).
+  RankSet rotated(uint32_t shift, uint32_t n) const {
+    std::vector<Interval> parts;
+    // Shift each interval; one that runs past n wraps into two.
+    for (const Interval& p : parts_) {
+      const uint64_t b = (uint64_t{p.begin} + shift) % n, e = b + (p.end - p.begin);
+      if (e <= n) {
+        parts.push_back({static_cast<uint32_t>(b), static_cast<uint32_t>(e)});
+      } else {
+        parts.push_back({static_cast<uint32_t>(b), n});
+        parts.push_back({0, static_cast<uint32_t>(e - n)});
+      }
+    }
+    // Back in order, with intervals that now touch merged.
+    std::sort(parts.begin(), parts.end(), [](const Interval& x, const Interval& y) { return x.begin < y.begin; });
+    RankSet out;
+    for (const Interval& p : parts) {
+      if (!out.parts_.empty() && out.parts_.back().end == p.begin)
+        out.parts_.back().end = p.end;
+      else
+        out.parts_.push_back(p);
+    }
+    return out;
   }
 
   bool empty() const { return parts_.empty(); }

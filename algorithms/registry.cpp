@@ -69,7 +69,7 @@ CostCounts tree_cost(const CostQuery& q) {
 const std::vector<AlgorithmInfo>& algorithms() {
   static const std::vector<AlgorithmInfo> table = {
       {"ring", "ring reduce-scatter + all-gather, 2(N-1) steps, bandwidth-optimal", generate_ring, ring_cost,
-       "2(N-1) alpha + 2(N-1)/N n beta + (N-1)/N n gamma"},
+       "2(N-1) alpha + 2(N-1)/N n beta + (N-1)/N n gamma", ring_template},
       {"rd", "recursive doubling, lg N steps of the whole buffer, latency-optimal", generate_recursive_doubling,
        rd_cost, "R alpha + (lg p + f) n beta + (lg p + f) n gamma; R = lg p for N = p, up to lg p + 2 with the fold (see registry.cpp)"},
       {"rabenseifner", "recursive-halving reduce-scatter + recursive-doubling all-gather", generate_rabenseifner,

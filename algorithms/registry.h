@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "algorithms/cost.h"
+#include "algorithms/rotation_template.h"
 #include "algorithms/schedule.h"
 
 namespace arlab {
@@ -13,6 +14,9 @@ namespace arlab {
 using ScheduleGenerator = RankSchedule (*)(const Problem&);
 // The closed-form cost counts (unpipelined, the bytes divisible by N and nodes of equal size).
 using ClosedFormCost = CostCounts (*)(const CostQuery& q);
+// For algorithms that run the same program on every rank, shifted by the rank: the one
+// template that `generate` expands, which the rotation checker proves for all ranks at once.
+using RotationTemplateGenerator = RotationTemplate (*)(const Problem&);
 
 struct AlgorithmInfo {
   std::string_view name;
@@ -20,6 +24,7 @@ struct AlgorithmInfo {
   ScheduleGenerator generate;
   ClosedFormCost closed_form;
   std::string_view formula;  // the closed form as a reader would write it
+  RotationTemplateGenerator rotation = nullptr;  // nullptr: not rotation-symmetric
 };
 
 // Every schedule-generating algorithm; adding one is a generator file and one line in

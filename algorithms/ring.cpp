@@ -14,50 +14,56 @@
 // one chain of dependencies (each step waits for the previous step of the same chunk), so
 // chunk c+1 travels while chunk c is being reduced. Operations on different chunk indices
 // touch disjoint elements, so the chain per chunk is all the ordering the data needs.
-#include "algorithms/partition.h"
+//
+// Every rank runs the same program shifted by its rank, so the ring is written once, as a
+// rotation template (rotation_template.h): blocks relative to the rank, neighbours at +1
+// and -1. Each rank's schedule is that template expanded, and the rotation checker proves
+// the template for all ranks at once.
 #include "algorithms/ring.h"
-#include "algorithms/schedule_builder.h"
 
 namespace arlab {
 
-RankSchedule generate_ring(const Problem& p) {
-  RankSchedule s;
-  if (start_schedule(s, p)) return s;
-  const int n = p.nranks, r = p.rank;
-  const uint64_t chunk = p.chunk_elements();
-  const uint64_t max_block = max_block_count(p.count, n);
-  s.scratch_count = max_block;
-  const int right = mod(r + 1, n), left = mod(r - 1, n);
-  auto block = [&](int b) { return block_range(p.count, n, b); };
-
-  const uint64_t max_chunks = num_chunks(max_block, chunk);
-  // At most: per step and chunk, a transfer step (send + recv) and a reduce step.
-  const size_t upper = static_cast<size_t>(2 * (n - 1) * max_chunks);
-  s.reserve(upper + upper / 2, 2 * upper + upper / 2, upper + upper / 2);
-  std::vector<ChainBuilder> chains(max_chunks, ChainBuilder(s));  // one chain per chunk index
+RotationTemplate ring_template(const Problem& p) {
+  const int n = p.nranks;
+  RotationTemplate t(n, p.count, p.chunk_elements());
+  const uint32_t chunks = t.chunks_per_block();
+  const auto unit = [](BufferId buffer, int block, uint32_t c) { return UnitRef{buffer, block, c}; };
+  if (n == 1) {  // the whole all-reduce is a copy
+    std::vector<TemplateOp> copies;
+    for (uint32_t c = 0; c < chunks; ++c) copies.push_back(TemplateOp::copy(unit(BufferId::Output, 0, c), unit(BufferId::Input, 0, c)));
+    if (!copies.empty()) t.add_step(copies, {});
+    return t;
+  }
+  // One chain of steps per chunk index: each step waits for the chain's last one.
+  constexpr uint32_t kNone = UINT32_MAX;
+  std::vector<uint32_t> last(chunks, kNone);
+  const auto chain_step = [&](uint32_t c, std::initializer_list<TemplateOp> ops) {
+    const uint32_t dep[1] = {last[c]};
+    last[c] = t.add_step(std::span<const TemplateOp>(ops.begin(), ops.size()),
+                         std::span<const uint32_t>(dep, last[c] == kNone ? 0 : 1));
+  };
 
   // Reduce-scatter: after step k, out[recv block] holds k + 2 ranks' contributions.
   for (int step = 0; step < n - 1; ++step) {
-    const Range send_block = block(mod(r - step, n)), recv_block = block(mod(r - step - 1, n));
+    const int send_block = -step, recv_block = -step - 1;
     const BufferId send_from = step == 0 ? BufferId::Input : BufferId::Output;
-    for (uint64_t c = 0; c < max_chunks; ++c) {
-      const Range out = chunk_range(send_block, chunk, c), in = chunk_range(recv_block, chunk, c);
-      chains[c].step({Op::send(right, {send_from, out.offset, out.count}),
-                      Op::recv(left, {BufferId::Scratch, c * chunk, in.count})});
-      chains[c].step({Op::reduce({BufferId::Output, in.offset, in.count}, {BufferId::Input, in.offset, in.count},
-                                 {BufferId::Scratch, c * chunk, in.count})});
+    for (uint32_t c = 0; c < chunks; ++c) {
+      chain_step(c, {TemplateOp::send(+1, unit(send_from, send_block, c)),
+                     TemplateOp::recv(-1, unit(BufferId::Scratch, recv_block, c))});
+      chain_step(c, {TemplateOp::reduce(unit(BufferId::Output, recv_block, c), unit(BufferId::Input, recv_block, c),
+                                        unit(BufferId::Scratch, recv_block, c))});
     }
   }
   // All-gather: forward finished blocks; each arrives directly in the output.
   for (int step = 0; step < n - 1; ++step) {
-    const Range send_block = block(mod(r + 1 - step, n)), recv_block = block(mod(r - step, n));
-    for (uint64_t c = 0; c < max_chunks; ++c) {
-      const Range out = chunk_range(send_block, chunk, c), in = chunk_range(recv_block, chunk, c);
-      chains[c].step({Op::send(right, {BufferId::Output, out.offset, out.count}),
-                      Op::recv(left, {BufferId::Output, in.offset, in.count})});
-    }
+    const int send_block = 1 - step, recv_block = -step;
+    for (uint32_t c = 0; c < chunks; ++c)
+      chain_step(c, {TemplateOp::send(+1, unit(BufferId::Output, send_block, c)),
+                     TemplateOp::recv(-1, unit(BufferId::Output, recv_block, c))});
   }
-  return s;
+  return t;
 }
+
+RankSchedule generate_ring(const Problem& p) { return expand(ring_template(p), p.rank); }
 
 }  // namespace arlab

@@ -1,10 +1,12 @@
-// Ring and Swing at N = 4096, out of place, every count the issues name. A 4096-rank ring
-// holds about 84 million operations and the checker tracks 16 million buffer intervals at the
-// peak (about 8 GiB, half a minute per count on the 2-core build machine); Swing's blocks are
-// not contiguous, so a rank sends up to p/2 slices per step (63 million operations, about
-// 6 GiB). So this binary runs on its own (RUN_SERIAL). In-place is covered at every N up to
-// 1000 by ring_schedule_test and algorithm_schedules_test; the other algorithms are checked
-// at 4096 there too.
+// Ring and Swing at N = 4096 through the general checker, which holds every rank's schedule at
+// once. A 4096-rank ring holds about 84 million operations and the checker tracks 16 million
+// buffer intervals at the peak (about 8 GiB, half a minute on the 2-core build machine); Swing's
+// blocks are not contiguous, so a rank sends up to p/2 slices per step (63 million operations,
+// about 6 GiB). So this binary runs on its own (RUN_SERIAL). The ring is proved at 4096 and
+// 16384 for every count by the rotation checker (rotation_checker_test.cpp); here it runs once
+// through the general checker, which must agree with the rotation checker's counts. Swing runs
+// every count the issues name. In-place is covered at every N up to 1000 by
+// algorithm_schedules_test; the other algorithms are checked at 4096 there too.
 #include <gtest/gtest.h>
 
 #include <chrono>
@@ -12,6 +14,7 @@
 
 #include "algorithms/checker.h"
 #include "algorithms/registry.h"
+#include "algorithms/rotation_checker.h"
 
 namespace arlab {
 namespace {
@@ -28,20 +31,26 @@ TEST_P(World4096, Checks) {
   p.nranks = 4096;
   p.count = GetParam().count;
   p.element_size = 4;
+  const AlgorithmInfo& a = *find_algorithm(GetParam().algorithm);
   const auto t0 = std::chrono::steady_clock::now();
-  const CheckStats stats = check_algorithm(find_algorithm(GetParam().algorithm)->generate, p);
+  const CheckStats stats = check_algorithm(a.generate, p);
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   std::printf("%s N=4096 count=%lu: %lu messages, generated and checked in %.1f s\n", GetParam().algorithm.c_str(),
               static_cast<unsigned long>(p.count), static_cast<unsigned long>(stats.messages), seconds);
-  if (GetParam().algorithm == "ring" && p.count >= 4096) {
+  if (a.rotation) {
+    const CheckStats rotation = check_rotation_template(a.rotation(p));
+    EXPECT_EQ(stats.messages, rotation.messages);
+    EXPECT_EQ(stats.ops, rotation.ops);
+    EXPECT_EQ(stats.rounds, rotation.rounds);
+  }
+  if (GetParam().algorithm == "ring") {
     EXPECT_EQ(stats.messages, 2ull * 4096 * 4095);
   }
 }
 
 std::vector<Case> cases() {
-  std::vector<Case> out;
-  for (const char* algorithm : {"ring", "swing"})
-    for (uint64_t count : {0, 1, 4095, 4096, 4097, 1000003}) out.push_back({algorithm, count});
+  std::vector<Case> out{{"ring", 1000003}};
+  for (uint64_t count : {0, 1, 4095, 4096, 4097, 1000003}) out.push_back({"swing", count});
   return out;
 }
 
