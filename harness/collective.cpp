@@ -97,27 +97,39 @@ class NativeAllreduce final : public Collective {
   Device& device_;
 };
 
-// oneshot: the transport's one-step path for small messages (Transport::small_allreduce_*):
-// no schedule, no executor; it spins, then yields, while peers' slots fill.
-class OneShotAllreduce final : public Collective {
+// oneshot and twoshot: the transport's paths through shared slots, one step for small messages
+// (Transport::small_allreduce_*) and two for mid-size ones (two_step_allreduce_*): no schedule,
+// no executor; it spins, then yields, while peers' slots fill.
+class SlotAllreduce final : public Collective {
  public:
-  OneShotAllreduce(const AllreduceSpec& spec, Transport& transport, Device& device)
+  SlotAllreduce(const AllreduceSpec& spec, Transport& transport, Device& device, bool two_step)
       : spec_(spec), transport_(transport), device_(device), reduction_(native_reduction(spec.type, spec.op)),
-        bytes_(spec.count * info(spec.type).size) {
-    if (device.is_gpu()) throw UsageError("-a oneshot: host memory only (the slots are shared host memory); use --device host");
-    if (bytes_ > transport.small_allreduce_limit())
-      throw UsageError("-a oneshot: " + std::to_string(bytes_) + " bytes is over -t " + transport.name() + "'s limit of " +
-                       std::to_string(transport.small_allreduce_limit()) + " bytes" +
-                       (transport.small_allreduce_limit() ? "" : " (it has no one-step path; use -t shm)"));
+        bytes_(spec.count * info(spec.type).size), two_step_(two_step) {
+    const std::string flag = "-a " + chosen(), path = two_step ? "two-step" : "one-step";
+    if (device.is_gpu()) throw UsageError(flag + ": host memory only (the slots are shared host memory); use --device host");
+    const size_t limit = two_step ? transport.two_step_allreduce_limit() : transport.small_allreduce_limit();
+    if (bytes_ > limit)
+      throw UsageError(flag + ": " + std::to_string(bytes_) + " bytes is over -t " + transport.name() + "'s limit of " +
+                       std::to_string(limit) + " bytes" +
+                       (limit                        ? ""
+                        : transport.name() == "shm" ? " (too little room in /dev/shm for its slots)"
+                                                    : " (it has no " + path + " path; use -t shm)"));
   }
   void run(const void* input, void* output) override {
-    transport_.small_allreduce_post(input, bytes_);
+    if (two_step_)
+      transport_.two_step_allreduce_post(input, spec_.count, reduction_);
+    else
+      transport_.small_allreduce_post(input, bytes_);
+    const auto done = [&] {
+      return two_step_ ? transport_.two_step_allreduce_poll(input, output, spec_.count, reduction_)
+                       : transport_.small_allreduce_poll(output, spec_.count, reduction_);
+    };
     IdlePoll poll;
-    while (!transport_.small_allreduce_poll(output, spec_.count, reduction_))
-      poll.idle([&] { return "the one-step all-reduce of " + std::to_string(bytes_) + " bytes waits for a peer's slot"; });
+    while (!done())
+      poll.idle([&] { return "the " + chosen() + " all-reduce of " + std::to_string(bytes_) + " bytes waits for a peer's slot"; });
     if (spec_.op == RedOp::Avg) device_.divide(spec_.type, output, spec_.count, transport_.size());
   }
-  std::string chosen() const override { return "oneshot"; }
+  std::string chosen() const override { return two_step_ ? "twoshot" : "oneshot"; }
 
  private:
   AllreduceSpec spec_;
@@ -125,24 +137,21 @@ class OneShotAllreduce final : public Collective {
   Device& device_;
   NativeReduction reduction_;
   size_t bytes_;
+  bool two_step_;
 };
 
 // auto: picks the algorithm per size from the alpha-beta-gamma model and the closed forms,
 // then runs it. Every rank computes the same choice from the same inputs.
 class AutoAllreduce final : public Collective {
  public:
-  // auto takes the transport's one-step path where it has one while the bytes each rank folds
-  // from its peers, (N-1) x n, stay within this (about an L2 cache): measured faster than every
-  // schedule up to 512 KiB at N = 2 on the build machine (README, Performance).
-  static constexpr size_t kOneShotFoldBytes = 512 << 10;
-
   AutoAllreduce(AllreduceSpec spec, Transport& transport, Device& device) {
     const size_t bytes = spec.count * info(spec.type).size;
-    const size_t folded = bytes * static_cast<size_t>(std::max(1, transport.size() - 1));
-    const size_t limit = transport.small_allreduce_limit();  // 0: the transport has no one-step path
-    if (!device.is_gpu() && limit > 0 && bytes <= limit && folded <= kOneShotFoldBytes) {
-      chosen_ = "oneshot";
-      inner_ = std::make_unique<OneShotAllreduce>(spec, transport, device);
+    const std::string slots = device.is_gpu() ? std::string()
+                                              : choose_slot_path(transport.size(), bytes, transport.small_allreduce_limit(),
+                                                                 transport.two_step_allreduce_limit());
+    if (!slots.empty()) {
+      chosen_ = slots;
+      inner_ = std::make_unique<SlotAllreduce>(spec, transport, device, slots == "twoshot");
       return;
     }
     const AutoChoice choice = choose_algorithm(transport.size(), static_cast<double>(spec.count * info(spec.type).size),
@@ -186,6 +195,20 @@ AutoChoice choose_algorithm(int nranks, double bytes, int ranks_per_node, const 
   return best;
 }
 
+// Measured on the build machine (README, Performance), -r 5 medians: at N = 2 the two paths
+// take the same time up to 32 KiB and twoshot is ahead above it (44 us against 82 us at 512 KiB;
+// the ring 76 us); at N = 4 on 2 cores oneshot is ahead up to 16 KiB (one wait instead of two
+// when ranks share cores: 4.4 against 8.8 us at 1 KiB) and twoshot above (33 against 49 us at
+// 64 KiB). So oneshot while a rank folds at most 32 KiB from its peers. Without two-step slots
+// (a small /dev/shm), oneshot up to 512 KiB folded, where it beat every schedule.
+std::string choose_slot_path(int nranks, size_t bytes, size_t one_step_limit, size_t two_step_limit) {
+  const size_t fold_cap = two_step_limit > 0 ? 32 << 10 : 512 << 10;
+  const size_t folded = bytes * static_cast<size_t>(std::max(1, nranks - 1));
+  if (one_step_limit > 0 && bytes <= one_step_limit && folded <= fold_cap) return "oneshot";
+  if (two_step_limit > 0 && bytes <= two_step_limit) return "twoshot";
+  return "";
+}
+
 const std::vector<BaselineInfo>& baselines() {
   static const std::vector<BaselineInfo> table = {
       {"mpi", "the MPI library's own MPI_Allreduce", "mpi"},
@@ -195,14 +218,14 @@ const std::vector<BaselineInfo>& baselines() {
 }
 
 bool is_known_algorithm(std::string_view name) {
-  if (find_algorithm(name) || name == "auto" || name == "oneshot") return true;
+  if (find_algorithm(name) || name == "auto" || name == "oneshot" || name == "twoshot") return true;
   for (const auto& b : baselines())
     if (b.name == name) return true;
   return false;
 }
 
 std::string all_algorithm_names() {
-  std::string names = algorithm_names() + ", auto, oneshot";
+  std::string names = algorithm_names() + ", auto, oneshot, twoshot";
   for (const auto& b : baselines()) names += ", " + std::string(b.name);
   return names;
 }
@@ -212,7 +235,8 @@ std::unique_ptr<Collective> make_collective(const AllreduceSpec& spec, Transport
   if (const AlgorithmInfo* a = find_algorithm(spec.algorithm))
     return std::make_unique<ScheduledAllreduce>(spec, *a, transport, device);
   if (spec.algorithm == "auto") return std::make_unique<AutoAllreduce>(spec, transport, device);
-  if (spec.algorithm == "oneshot") return std::make_unique<OneShotAllreduce>(spec, transport, device);
+  if (spec.algorithm == "oneshot" || spec.algorithm == "twoshot")
+    return std::make_unique<SlotAllreduce>(spec, transport, device, spec.algorithm == "twoshot");
   for (const auto& b : baselines())
     if (b.name == spec.algorithm) return std::make_unique<NativeAllreduce>(spec, lookup(b.transport), device);
   throw UsageError("-a: unknown algorithm '" + spec.algorithm + "' (accepted: " + all_algorithm_names() + ")");

@@ -63,6 +63,10 @@ struct AutoChoice {
   std::string algorithm, inter;
 };
 AutoChoice choose_algorithm(int nranks, double bytes, int ranks_per_node, const MachineParams& machine);
+// Before the model: the transport's paths through shared slots, where it has them (limits in
+// bytes, 0 = none). "oneshot" while the bytes each rank folds from its peers, (N-1) n, stay
+// small, "twoshot" up to its limit, "" for a scheduled algorithm.
+std::string choose_slot_path(int nranks, size_t bytes, size_t one_step_limit, size_t two_step_limit);
 std::string all_algorithm_names();
 
 }  // namespace arlab

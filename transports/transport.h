@@ -138,6 +138,24 @@ class Transport {
     throw TransportUnavailable("transport '" + name() + "' has no one-step small-message all-reduce");
   }
 
+  // A two-step all-reduce through shared slots (shm), for messages too large for one step:
+  // every rank copies the blocks its peers own (block b of N, partition.h) into its slot and
+  // raises a flag; each rank reduces its own block from its input and the peers' slots, in rank
+  // order, publishes it in its slot and raises a second flag; then every rank copies the peers'
+  // blocks into its output. Each block is reduced once, by its owner, so all ranks get the same
+  // bits. Per rank that is 2(N-1)/N n bytes copied plus one reduce of n/N, against the one-step
+  // path's n copied plus N-1 reduces of n. two_step_allreduce_limit(): the largest message in
+  // bytes (0: none). Post once, then poll until it returns true, with the same buffers.
+  virtual size_t two_step_allreduce_limit() const { return 0; }
+  virtual void two_step_allreduce_post(const void* input, size_t count, const NativeReduction& reduction) {
+    (void)input, (void)count, (void)reduction;
+    throw TransportUnavailable("transport '" + name() + "' has no two-step shared-memory all-reduce");
+  }
+  virtual bool two_step_allreduce_poll(const void* input, void* output, size_t count, const NativeReduction& reduction) {
+    (void)input, (void)output, (void)count, (void)reduction;
+    throw TransportUnavailable("transport '" + name() + "' has no two-step shared-memory all-reduce");
+  }
+
   // The library's own all-reduce, where the transport has one.
   virtual void native_allreduce(const void* input, void* output, size_t count, const NativeReduction& reduction) {
     (void)input, (void)output, (void)count, (void)reduction;

@@ -7,6 +7,7 @@ trap 'rm -rf "$work"' EXIT
 
 pass() { passed=$((passed + 1)); echo "ok   $1"; }
 fail() { failed=$((failed + 1)); echo "FAIL $1"; }
+skip() { echo "skip $1"; }  # a check that cannot run here, with the reason; not counted as passed
 
 # expect_usage_error NAME EXPECTED_FRAGMENT COMMAND...: exit 2, stderr one line containing the fragment.
 expect_usage_error() {

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The performance tools from the outside: bench --roofline and -r (interleaved medians), the
-# one-step small-message path (-a oneshot), and bench/compare.sh. Times are never asserted
+# one-step and two-step paths through shared slots (-a oneshot, twoshot), and bench/compare.sh. Times are never asserted
 # (these machines are noisy); what is asserted is that every number is there and sane.
 # usage: performance_test.sh BUILD_DIR
 set -u
@@ -18,6 +18,27 @@ expect_usage_error "oneshot on a transport without it" "-a oneshot: 8 bytes is o
   "$arlab" bench -a oneshot -t mpi -e 8
 expect_usage_error "oneshot above its slot" "-a oneshot: 1048576 bytes is over -t shm's limit of 524288 bytes" \
   "${mpi[@]}" "$arlab" bench -a oneshot -t shm -b 1M -e 1M
+expect_usage_error "twoshot on a transport without it" "-a twoshot: 8 bytes is over -t mpi's limit of 0 bytes (it has no two-step path; use -t shm)" \
+  "$arlab" bench -a twoshot -t mpi -e 8
+expect_usage_error "twoshot above its slots" "-a twoshot: 8388608 bytes is over -t shm's limit of 4194304 bytes" \
+  "${mpi[@]}" "$arlab" bench -a twoshot -t shm -b 8M -e 8M
+
+# Where /dev/shm has too little room for the two-step slots (containers often give it 64 MiB),
+# twoshot says so and auto runs without it, instead of the job dying of SIGBUS on a page the
+# tmpfs cannot hold. Here: a private mount namespace whose /dev/shm holds 24 MiB.
+if unshare -m true 2>/dev/null; then
+  if unshare -m bash -c "mount -t tmpfs -o size=24m tmpfs /dev/shm &&
+      { ${mpi[*]} $arlab bench -a twoshot -t shm -b 1M -e 1M >$work/small-shm 2>&1; [ \$? -eq 2 ]; } &&
+      ${mpi[*]} $arlab bench -a auto -t shm -b 1M -e 1M -c 1 -n 2 -w 1 >>$work/small-shm 2>&1" &&
+    grep -q "arlab bench: -a twoshot: 1048576 bytes is over -t shm's limit of 0 bytes (too little room in /dev/shm for its slots)" "$work/small-shm" &&
+    grep -qE "^ +1048576 .* 0 +<- " "$work/small-shm"; then
+    pass "a small /dev/shm: twoshot says why it is unavailable, auto runs without it"
+  else
+    fail "a small /dev/shm: $(tail -5 "$work/small-shm")"
+  fi
+else
+  skip "a small /dev/shm: unshare -m is not permitted here (needs root and mount namespaces)"
+fi
 
 # --roofline and -r 3: the header says how, every row has a bound, and the bound grows with
 # the size; auto takes the one-step path for small messages; results are checked (-c 1).

@@ -126,10 +126,11 @@ int main(int argc, char** argv) {
     for (const auto& between : algorithms())
       if (between.name != "hier") variants.push_back({"hier", std::string(between.name)});
   }
-  // The transport's one-step small-message path (shm), on the counts that fit its slots, with
-  // one count of several cache lines besides.
-  const size_t small_limit = transport->small_allreduce_limit();
+  // The transport's one-step and two-step paths through shared slots (shm), on the counts that
+  // fit its slots, with one count of several cache lines besides.
+  const size_t small_limit = transport->small_allreduce_limit(), two_step_limit = transport->two_step_allreduce_limit();
   if (small_limit > 0 && wanted(chosen, "oneshot")) variants.push_back({"oneshot", "ring"});
+  if (two_step_limit > 0 && wanted(chosen, "twoshot")) variants.push_back({"twoshot", "ring"});
   const TransportLookup lookup = [&](std::string_view) -> Transport& { return *mpi; };
   std::vector<uint64_t> counts = {0, 1, 7, 1000003};
   if (small_limit > 0) counts.insert(counts.begin() + 3, 4099);
@@ -147,7 +148,7 @@ int main(int argc, char** argv) {
         make_collective(spec, *mpi, *host, lookup)->run(input.data(), reference.data());
         for (const auto& [algorithm, inter] : variants)
           for (bool in_place : {false, true}) {
-            if (algorithm == "oneshot" && bytes > small_limit) continue;
+            if ((algorithm == "oneshot" && bytes > small_limit) || (algorithm == "twoshot" && bytes > two_step_limit)) continue;
             spec.algorithm = algorithm;
             spec.inter = inter;
             auto ours = make_collective(spec, *transport, *host, lookup);

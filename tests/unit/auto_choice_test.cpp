@@ -23,6 +23,22 @@ TEST(AutoChoice, FollowsTheModel) {
   EXPECT_EQ(choose_algorithm(64, 1 << 20, 0, m).algorithm, "rd");
 }
 
+TEST(AutoChoice, SharedSlotPathsBeforeTheModel) {
+  const size_t one = 512 << 10, two = 4 << 20;
+  EXPECT_EQ(choose_slot_path(2, 8, one, two), "oneshot");
+  EXPECT_EQ(choose_slot_path(2, 32 << 10, one, two), "oneshot");  // folds 32 KiB
+  EXPECT_EQ(choose_slot_path(2, 64 << 10, one, two), "twoshot");
+  EXPECT_EQ(choose_slot_path(4, 16 << 10, one, two), "twoshot");  // folds 48 KiB
+  EXPECT_EQ(choose_slot_path(2, 4 << 20, one, two), "twoshot");
+  EXPECT_EQ(choose_slot_path(2, (4 << 20) + 1, one, two), "");  // over the slots: a schedule
+  // No two-step slots (a small /dev/shm): one step up to 512 KiB folded, as before them.
+  EXPECT_EQ(choose_slot_path(2, 512 << 10, one, 0), "oneshot");
+  EXPECT_EQ(choose_slot_path(4, 256 << 10, one, 0), "");
+  // A transport without slots (-t mpi): always a schedule, count 0 included.
+  EXPECT_EQ(choose_slot_path(2, 0, 0, 0), "");
+  EXPECT_EQ(choose_slot_path(1, 8, 0, 0), "");
+}
+
 TEST(AutoChoice, MissingTuningFileGivesTheDefaults) {
   const MachineParams m = load_tuning("/nonexistent/tuning.json");
   EXPECT_EQ(m.source, "built-in defaults");

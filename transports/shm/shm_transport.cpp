@@ -11,12 +11,15 @@
 // the call's number; every rank then folds all ranks' slots, in rank order, straight from
 // the peers' segments into its output. A slot is written again two calls later, which no rank
 // can begin before every rank has finished reading it (each rank's next call waits for all).
+// Messages up to 4 MiB can take two steps through one more slot (two_step_slots.h), where
+// /dev/shm has room for them.
 //
 // Segments are named per job (/arlab.<job id>.<rank>, the id made by rank 0 and broadcast),
 // so two jobs on one node never meet, and each is unlinked as soon as every rank has mapped
 // it: the mappings stay valid, and nothing is left in /dev/shm however the job ends.
 #include <fcntl.h>
 #include <sys/mman.h>
+#include <sys/statvfs.h>
 #include <sys/uio.h>
 #include <unistd.h>
 
@@ -28,6 +31,7 @@
 #include "transports/one_sided/one_sided_transport.h"
 #include "transports/registry.h"
 #include "transports/shm/shm_transport.h"
+#include "transports/shm/two_step_slots.h"
 
 namespace arlab {
 namespace {
@@ -45,7 +49,17 @@ class ShmTransport final : public one_sided::OneSidedTransport {
     boot.broadcast(&job, sizeof job, 0);
     small_offset_ = (sizeof(Header) + layout_.bytes() + 63) / 64 * 64;
     small_ = node_of_ == std::vector<int>(boot.size(), node_of_[boot.rank()]);  // every rank mapped
-    const size_t bytes = small_offset_ + 2 * sizeof(SmallSlot);
+    two_step_offset_ = small_offset_ + 2 * sizeof(SmallSlot);
+    // The two-step slots, where /dev/shm holds every rank's with room to spare (containers
+    // often give it 64 MiB; touching a page past the limit would kill the job with SIGBUS).
+    uint64_t two_step = 0;
+    if (boot.rank() == 0 && small_) {
+      struct statvfs fs {};
+      const uint64_t need = 2ull * boot.size() * (two_step_offset_ + TwoStepSlots::kSegmentBytes);
+      two_step = statvfs("/dev/shm", &fs) == 0 && uint64_t{fs.f_bavail} * fs.f_frsize >= need;
+    }
+    boot.broadcast(&two_step, sizeof two_step, 0);
+    const size_t bytes = two_step_offset_ + (two_step ? TwoStepSlots::kSegmentBytes : 0);
     segments_.resize(boot.size());
     pids_.resize(boot.size());
     // Create and map this rank's segment, then map everyone's.
@@ -72,6 +86,11 @@ class ShmTransport final : public one_sided::OneSidedTransport {
     for (int r = 0; r < boot.size(); ++r)
       if (segments_[r]) pids_[r] = header(r)->pid;
     bytes_ = bytes;
+    if (two_step) {
+      std::vector<char*> slots(boot.size());
+      for (int r = 0; r < boot.size(); ++r) slots[r] = segments_[r] + two_step_offset_;
+      two_step_ = std::make_unique<TwoStepSlots>(std::move(slots), boot.rank());
+    }
   }
 
   ~ShmTransport() override {
@@ -107,6 +126,16 @@ class ShmTransport final : public one_sided::OneSidedTransport {
       ++folded_;
     }
     return true;
+  }
+
+  size_t two_step_allreduce_limit() const override { return two_step_ ? TwoStepSlots::kMaxBytes : 0; }
+  void two_step_allreduce_post(const void* input, size_t count, const NativeReduction& reduction) override {
+    if (!two_step_)
+      throw TransportUnavailable("shm two_step_allreduce_post: no two-step slots (ranks on several nodes, or too little room in /dev/shm)");
+    two_step_->post(++small_calls_, input, count, reduction);
+  }
+  bool two_step_allreduce_poll(const void* input, void* output, size_t count, const NativeReduction& reduction) override {
+    return two_step_->poll(small_calls_, input, output, count, reduction);
   }
 
   Handle put_then_flag(int peer, const void* src, size_t bytes, WindowId, uint64_t remote_address, size_t flag_offset,
@@ -180,6 +209,8 @@ class ShmTransport final : public one_sided::OneSidedTransport {
   std::vector<pid_t> pids_;
   size_t bytes_ = 0;
   size_t small_offset_ = 0;  // where the two small-message slots start in each segment
+  size_t two_step_offset_ = 0;  // where the two-step slots start, when there are any
+  std::unique_ptr<TwoStepSlots> two_step_;
   bool small_ = false;       // every rank is mapped: the small-message path works
   uint64_t small_calls_ = 0;
   int folded_ = 0;  // ranks whose slot this call has folded

@@ -1,0 +1,73 @@
+#include "transports/shm/two_step_slots.h"
+
+#include <algorithm>
+#include <atomic>
+#include <cstring>
+
+#include "algorithms/partition.h"
+
+namespace arlab {
+
+bool TwoStepSlots::ready(const uint64_t& flag, uint64_t call) const {
+  return std::atomic_ref<uint64_t>(const_cast<uint64_t&>(flag)).load(std::memory_order_acquire) == call;
+}
+
+void TwoStepSlots::post(uint64_t call, const void* input, size_t count, const NativeReduction& reduction) {
+  const int n = static_cast<int>(slots_of_.size());
+  const size_t es = reduction.element_size;
+  if (count * es > kMaxBytes)
+    throw TransportError("shm two_step_allreduce_post(" + std::to_string(count * es) + " bytes): over the slot's " +
+                         std::to_string(kMaxBytes));
+  folded_ = copied_ = 0;
+  copied_from_.assign(n, false);
+  Slot& mine = slot(rank_);
+  // My copy of every block a peer reduces, at the block's own offset.
+  for (int b = 0; b < n; ++b) {
+    if (b == rank_) continue;
+    const Range block = block_range(count, n, b);
+    std::memcpy(mine.data + block.offset * es, static_cast<const char*>(input) + block.offset * es, block.count * es);
+  }
+  std::atomic_ref<uint64_t>(mine.inputs_ready).store(call, std::memory_order_release);
+}
+
+bool TwoStepSlots::poll(uint64_t call, const void* input, void* output, size_t count, const NativeReduction& reduction) {
+  const int n = static_cast<int>(slots_of_.size());
+  const size_t es = reduction.element_size;
+  char* out = static_cast<char*>(output);
+  // Step 1: my block, folded into my output as the peers' copies arrive: my own input first
+  // (read once, before anything is written, so in place works), then the others in rank order.
+  const Range mine = block_range(count, n, rank_);
+  const size_t offset = mine.offset * es;
+  const char* in = static_cast<const char*>(input);
+  const size_t piece = std::max<size_t>(1, kPieceBytes / es);
+  while (folded_ < n) {
+    const int q = folded_ <= rank_ ? folded_ - 1 : folded_;  // 0: me, then 0, 1, ... skipping me
+    if (folded_ > 0 && !ready(slot(q).inputs_ready, call)) return false;
+    // In cache-sized pieces: the last fold hands each piece on to my slot while it is hot.
+    const bool last = folded_ == n - 1;
+    for (size_t e = 0; e < mine.count && (folded_ > 0 || n == 1); e += piece) {
+      const size_t o = offset + e * es, len = std::min(piece, mine.count - e);
+      if (n == 1) std::memcpy(out + o, in + o, len * es);
+      else if (folded_ == 1) reduction.combine(out + o, in + o, slot(q).data + o, len);
+      else reduction.combine(out + o, out + o, slot(q).data + o, len);
+      // Every peer has posted this call, so none still reads my block from the last one.
+      if (last) std::memcpy(slot(rank_).data + o, out + o, len * es);
+    }
+    if (++folded_ == n) {
+      std::atomic_ref<uint64_t>(slot(rank_).block_ready).store(call, std::memory_order_release);
+      copied_from_[rank_] = true;
+      ++copied_;
+    }
+  }
+  // Step 2: every other block from its owner's slot, in whatever order they finish.
+  for (int q = 0; q < n && copied_ < n; ++q) {
+    if (copied_from_[q] || !ready(slot(q).block_ready, call)) continue;
+    const Range theirs = block_range(count, n, q);
+    std::memcpy(out + theirs.offset * es, slot(q).data + theirs.offset * es, theirs.count * es);
+    copied_from_[q] = true;
+    ++copied_;
+  }
+  return copied_ == n;
+}
+
+}  // namespace arlab

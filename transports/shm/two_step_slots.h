@@ -1,0 +1,56 @@
+// The two-step all-reduce of the shm transport (Transport::two_step_allreduce_*), on one slot
+// in every rank's shared segment. The slot is laid out like the user's buffer: rank r keeps its
+// copies of the peers' blocks at their own offsets, and its reduced block r at block r's.
+//
+//   post:   copy input block b into my slot, for every b != r          ; inputs_ready = call
+//   poll 1: as each peer's inputs_ready reaches call, fold its copy of block r into my output:
+//           out[r] = in[r] op slot_q[r] op ... (my own first, then the peers in rank order);
+//           once all are in, copy out[r] into my slot                   ; block_ready = call
+//   poll 2: as each peer's block_ready reaches call, copy its block from its slot into my output
+//
+// One slot serves every call, and the flags only grow. Reusing it is safe: the peers' blocks
+// of my slot are read in the peers' step 1, which ends (block_ready) before my previous call
+// could end; my block r is rewritten only once every peer has posted this call, so has left
+// the previous one. Each block is reduced by its owner alone, so all ranks get the same bits.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <vector>
+
+#include "transports/transport.h"
+
+namespace arlab {
+
+class TwoStepSlots {
+ public:
+  static constexpr size_t kMaxBytes = 4 << 20;  // the largest message: one slot holds a whole buffer
+  struct alignas(64) Slot {
+    uint64_t inputs_ready;  // the call whose peers' blocks are in data
+    char pad[56];
+    uint64_t block_ready;  // the call whose reduced block is in data
+    char pad2[56];
+    char data[kMaxBytes];
+  };
+  static constexpr size_t kSegmentBytes = sizeof(Slot);
+  static constexpr size_t kPieceBytes = 64 << 10;  // the fold's unit: well inside L2
+
+  // slots_of[q]: where rank q's slot is mapped in this process.
+  TwoStepSlots(std::vector<char*> slots_of, int rank) : slots_of_(std::move(slots_of)), rank_(rank) {}
+
+  void post(uint64_t call, const void* input, size_t count, const NativeReduction& reduction);
+  // True once the output holds the result.
+  bool poll(uint64_t call, const void* input, void* output, size_t count, const NativeReduction& reduction);
+
+ private:
+  Slot& slot(int q) { return *reinterpret_cast<Slot*>(slots_of_[q]); }
+  bool ready(const uint64_t& flag, uint64_t call) const;
+
+  std::vector<char*> slots_of_;
+  int rank_;
+  int folded_ = 0;  // ranks folded into my block so far, in the order: me, then the others
+  int copied_ = 0;  // ranks whose blocks are in my output (myself included)
+  std::vector<bool> copied_from_;
+};
+
+}  // namespace arlab
