@@ -25,9 +25,10 @@ expect_usage_error "twoshot above its slots" "-a twoshot: 8388608 bytes is over 
 
 # Where /dev/shm has too little room for the two-step slots (containers often give it 64 MiB),
 # twoshot says so and auto runs without it, instead of the job dying of SIGBUS on a page the
-# tmpfs cannot hold. Here: a private mount namespace whose /dev/shm holds 24 MiB.
+# tmpfs cannot hold. Here: a private mount namespace whose /dev/shm holds 16 MiB (two ranks'
+# segments need about 10 MiB with the slots, and twice that must be free).
 if unshare -m true 2>/dev/null; then
-  if unshare -m bash -c "mount -t tmpfs -o size=24m tmpfs /dev/shm &&
+  if unshare -m bash -c "mount -t tmpfs -o size=16m tmpfs /dev/shm &&
       { ${mpi[*]} $arlab bench -a twoshot -t shm -b 1M -e 1M >$work/small-shm 2>&1; [ \$? -eq 2 ]; } &&
       ${mpi[*]} $arlab bench -a auto -t shm -b 1M -e 1M -c 1 -n 2 -w 1 >>$work/small-shm 2>&1" &&
     grep -q "arlab bench: -a twoshot: 1048576 bytes is over -t shm's limit of 0 bytes (too little room in /dev/shm for its slots)" "$work/small-shm" &&
