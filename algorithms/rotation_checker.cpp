@@ -108,9 +108,12 @@ class RotationChecker {
       }
   }
 
-  UnitState& state(uint32_t step, const TemplateOp& op, UnitRef u) {
+  void check_chunk(uint32_t step, const TemplateOp& op, UnitRef u) const {
     if (u.chunk >= chunks_)
       fail(step, name(op) + ": chunk " + std::to_string(u.chunk) + " is outside the buffer (" + std::to_string(chunks_) + " chunks per block)");
+  }
+  UnitState& state(uint32_t step, const TemplateOp& op, UnitRef u) {
+    check_chunk(step, op, u);
     if (u.buffer == BufferId::Scratch) return scratch_[u.chunk];
     return output_[static_cast<size_t>(mod(u.block, n_)) * chunks_ + u.chunk];  // in place: Input is Output
   }
@@ -119,7 +122,7 @@ class RotationChecker {
   // The unit's contributions as of now, after checking it is written by a step ordered before.
   RankSet read(uint32_t step, const TemplateOp& op, UnitRef u, bool mark) {
     if (constant_input(u)) {
-      if (u.chunk >= chunks_) state(step, op, u);  // fails
+      check_chunk(step, op, u);
       return RankSet::single(0);
     }
     UnitState& s = state(step, op, u);

@@ -4,21 +4,13 @@
 
 #include "algorithms/checker.h"
 #include "algorithms/ring.h"
+#include "tests/unit/ring_problem.h"
 
 namespace arlab {
 namespace {
 
 std::vector<uint64_t> counts_for(int n) {
   return {0, 1, static_cast<uint64_t>(n - 1), static_cast<uint64_t>(n), static_cast<uint64_t>(n + 1), 1000003};
-}
-
-Problem problem(int n, uint64_t count, uint64_t chunk_bytes = 0) {
-  Problem p;
-  p.nranks = n;
-  p.count = count;
-  p.element_size = 4;
-  p.chunk_bytes = chunk_bytes;
-  return p;
 }
 
 class RingWorld : public ::testing::TestWithParam<int> {};
