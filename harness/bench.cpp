@@ -68,8 +68,21 @@ class BenchRun {
     const size_t bytes = std::max<uint64_t>(o.max_bytes, elem_);
     agree(memory_shortfall(bytes));
     // --offset shifts the input and output off the allocation's alignment, on purpose.
-    input_ = DeviceBuffer(*device_, bytes + o.offset_bytes);
-    output_ = DeviceBuffer(*device_, bytes + o.offset_bytes);
+    if (o.symmetric) {
+      // Collective, and the same on every rank: a refusal (no symmetric memory on this
+      // transport, no room for it) is everyone's.
+      try {
+        symmetric_input_ = SymmetricBuffer(*transport_, bytes + o.offset_bytes);
+        symmetric_output_ = SymmetricBuffer(*transport_, bytes + o.offset_bytes);
+      } catch (const TransportUnavailable& e) {
+        throw UsageError(std::string("--symmetric: ") + e.what());
+      }
+      input_base_ = symmetric_input_.data(), output_base_ = symmetric_output_.data();
+    } else {
+      input_ = DeviceBuffer(*device_, bytes + o.offset_bytes);
+      output_ = DeviceBuffer(*device_, bytes + o.offset_bytes);
+      input_base_ = input_.data(), output_base_ = output_.data();
+    }
     expected_ = DeviceBuffer(*device_, bytes);
     host_.resize(bytes);
     host_scratch_.resize(bytes);
@@ -186,8 +199,8 @@ class BenchRun {
     }
   }
 
-  char* in() const { return input_.data() + o_.offset_bytes; }
-  char* out() const { return output_.data() + o_.offset_bytes; }
+  char* in() const { return input_base_ + o_.offset_bytes; }
+  char* out() const { return output_base_ + o_.offset_bytes; }
 
   // Empty when this rank's buffers fit in the memory its node has available, shared with the
   // node's other ranks; otherwise the one line that says so, before anything is allocated.
@@ -249,7 +262,7 @@ class BenchRun {
     std::vector<ResultRow> rows;
     for (const std::string& algorithm : algorithms) {
       AllreduceSpec spec{algorithm, o_.type, o_.op, count, o_.chunk_bytes, ranks_per_node_, o_.inter, o_.intra,
-                         machine_, o_.lockstep};
+                         machine_, o_.lockstep, o_.symmetric};
       collectives.push_back(
           make_collective(spec, *transport_, *device_, [this](std::string_view n) -> Transport& { return lookup(n); }));
       rows.push_back({algorithm, transport_of(algorithm), size, count, std::string(info(o_.type).name),
@@ -387,6 +400,9 @@ class BenchRun {
   MachineParams machine_;
   int ranks_per_node_ = 0;
   DeviceBuffer input_, output_, expected_;
+  SymmetricBuffer symmetric_input_, symmetric_output_;  // --symmetric: input and output here instead
+  char* input_base_ = nullptr;
+  char* output_base_ = nullptr;
   std::vector<char> host_, host_scratch_;  // seeded data is made here, then uploaded
   std::unique_ptr<Reporter> table_;                  // rank 0: stdout
   std::vector<std::unique_ptr<Reporter>> reporters_;  // rank 0: the files

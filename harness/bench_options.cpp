@@ -94,6 +94,9 @@ BenchOptions parse_bench_options(int argc, char** argv) {
   app.add_option("-r,--repeats", o.repeats,
                  "time each size this many times, algorithms interleaved, and report the median")
       ->capture_default_str();
+  app.add_flag("--symmetric", o.symmetric,
+               "input and output in symmetric memory that every rank of the node maps (-t shm; like NCCL's "
+               "symmetric windows): twoshot reads the peers' buffers directly, at any size");
   app.add_flag("--inject-corruption", o.inject_corruption,
                "fault injection: the last rank corrupts one element of each checked result (tests -c)");
   parse_flags(app, argc, argv);
@@ -158,6 +161,8 @@ BenchOptions parse_bench_options(int argc, char** argv) {
   for (const auto& [flag, path] : {std::pair{"--csv", o.csv_path}, std::pair{"--json", o.json_path},
                                    std::pair{"--prometheus", o.prometheus_path}})
     if (!path.empty()) check_writable(flag, path);
+  if (o.symmetric && o.device != "host")
+    throw UsageError("--symmetric: host memory only (symmetric memory is shared host memory); leave out --device " + o.device);
   if (wants_gpu && o.device != "cuda") throw UsageError("-t nccl / -a nccl: NCCL moves GPU memory; use --device cuda");
   for (int i = 0; i < argc; ++i) o.command_line += (i ? " " : "") + std::string(argv[i]);
   return o;
@@ -187,7 +192,8 @@ std::vector<std::pair<std::string, std::string>> shared_settings(const BenchOpti
           {"--seed", std::to_string(o.seed)},
           {"--roofline", o.roofline ? "on" : "off"},
           {"--link-rate", std::to_string(o.link_rate)},
-          {"-r", std::to_string(o.repeats)}};
+          {"-r", std::to_string(o.repeats)},
+          {"--symmetric", o.symmetric ? "on" : "off"}};
 }
 
 }  // namespace arlab

@@ -43,6 +43,7 @@ struct BenchOptions {
   bool roofline = false;        // --roofline: the hardware's bound next to every time
   double link_rate = 0;         // --link-rate, bytes/s (0: measured between two nodes)
   int repeats = 1;              // --repeats: median of this many runs, algorithms interleaved
+  bool symmetric = false;       // --symmetric: input and output in the transport's symmetric memory
   std::string command_line;
 };
 

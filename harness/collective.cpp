@@ -98,38 +98,56 @@ class NativeAllreduce final : public Collective {
 };
 
 // oneshot and twoshot: the transport's paths through shared slots, one step for small messages
-// (Transport::small_allreduce_*) and two for mid-size ones (two_step_allreduce_*): no schedule,
-// no executor; it spins, then yields, while peers' slots fill.
+// (Transport::small_allreduce_*) and two for mid-size ones (two_step_allreduce_*), or two on
+// symmetric buffers, any size (symmetric_allreduce_*): no schedule, no executor; it spins, then
+// yields, while the peers catch up.
 class SlotAllreduce final : public Collective {
  public:
-  SlotAllreduce(const AllreduceSpec& spec, Transport& transport, Device& device, bool two_step)
+  enum class Path { OneStep, TwoStep, Symmetric };
+  SlotAllreduce(const AllreduceSpec& spec, Transport& transport, Device& device, Path path)
       : spec_(spec), transport_(transport), device_(device), reduction_(native_reduction(spec.type, spec.op)),
-        bytes_(spec.count * info(spec.type).size), two_step_(two_step) {
-    const std::string flag = "-a " + chosen(), path = two_step ? "two-step" : "one-step";
+        bytes_(spec.count * info(spec.type).size), path_(path) {
+    const std::string flag = "-a " + chosen();
     if (device.is_gpu()) throw UsageError(flag + ": host memory only (the slots are shared host memory); use --device host");
+    if (path == Path::Symmetric) {
+      if (!transport.has_symmetric_allreduce())
+        throw UsageError(flag + " --symmetric: -t " + transport.name() + " has no all-reduce on symmetric memory (use -t shm)");
+      return;
+    }
+    const bool two_step = path == Path::TwoStep;
     const size_t limit = two_step ? transport.two_step_allreduce_limit() : transport.small_allreduce_limit();
     if (bytes_ > limit)
       throw UsageError(flag + ": " + std::to_string(bytes_) + " bytes is over -t " + transport.name() + "'s limit of " +
                        std::to_string(limit) + " bytes" +
                        (limit                        ? ""
                         : transport.name() == "shm" ? " (too little room in /dev/shm for its slots)"
-                                                    : " (it has no " + path + " path; use -t shm)"));
+                                                    : std::string(" (it has no ") + (two_step ? "two-step" : "one-step") +
+                                                          " path; use -t shm)") +
+                       (two_step && transport.has_symmetric_allreduce() ? "; with --symmetric it has none" : ""));
   }
   void run(const void* input, void* output) override {
-    if (two_step_)
-      transport_.two_step_allreduce_post(input, spec_.count, reduction_);
-    else
-      transport_.small_allreduce_post(input, bytes_);
+    if (path_ == Path::Symmetric) transport_.symmetric_allreduce_post(input, output, bytes_);
+    else if (path_ == Path::TwoStep) transport_.two_step_allreduce_post(input, spec_.count, reduction_);
+    else transport_.small_allreduce_post(input, bytes_);
     const auto done = [&] {
-      return two_step_ ? transport_.two_step_allreduce_poll(input, output, spec_.count, reduction_)
-                       : transport_.small_allreduce_poll(output, spec_.count, reduction_);
+      switch (path_) {
+        case Path::Symmetric: return transport_.symmetric_allreduce_poll(input, output, spec_.count, reduction_);
+        case Path::TwoStep: return transport_.two_step_allreduce_poll(input, output, spec_.count, reduction_);
+        default: return transport_.small_allreduce_poll(output, spec_.count, reduction_);
+      }
     };
     IdlePoll poll;
     while (!done())
-      poll.idle([&] { return "the " + chosen() + " all-reduce of " + std::to_string(bytes_) + " bytes waits for a peer's slot"; });
+      poll.idle([&] { return "the " + chosen() + " all-reduce of " + std::to_string(bytes_) + " bytes waits for a peer"; });
     if (spec_.op == RedOp::Avg) device_.divide(spec_.type, output, spec_.count, transport_.size());
   }
-  std::string chosen() const override { return two_step_ ? "twoshot" : "oneshot"; }
+  std::string chosen() const override { return path_ == Path::OneStep ? "oneshot" : "twoshot"; }
+
+  // The path for "oneshot" / "twoshot": twoshot on symmetric buffers where the transport has it.
+  static Path path_for(std::string_view name, const AllreduceSpec& spec, const Transport& transport) {
+    if (name == "oneshot") return Path::OneStep;
+    return spec.symmetric && transport.has_symmetric_allreduce() ? Path::Symmetric : Path::TwoStep;
+  }
 
  private:
   AllreduceSpec spec_;
@@ -137,7 +155,7 @@ class SlotAllreduce final : public Collective {
   Device& device_;
   NativeReduction reduction_;
   size_t bytes_;
-  bool two_step_;
+  Path path_;
 };
 
 // auto: picks the algorithm per size from the alpha-beta-gamma model and the closed forms,
@@ -146,12 +164,12 @@ class AutoAllreduce final : public Collective {
  public:
   AutoAllreduce(AllreduceSpec spec, Transport& transport, Device& device) {
     const size_t bytes = spec.count * info(spec.type).size;
-    const std::string slots = device.is_gpu() ? std::string()
-                                              : choose_slot_path(transport.size(), bytes, transport.small_allreduce_limit(),
-                                                                 transport.two_step_allreduce_limit());
+    const SlotPaths paths{transport.small_allreduce_limit(), transport.two_step_allreduce_limit(),
+                          spec.symmetric && transport.has_symmetric_allreduce(), IdlePoll::cores_shared()};
+    const std::string slots = device.is_gpu() ? std::string() : choose_slot_path(transport.size(), bytes, paths);
     if (!slots.empty()) {
       chosen_ = slots;
-      inner_ = std::make_unique<SlotAllreduce>(spec, transport, device, slots == "twoshot");
+      inner_ = std::make_unique<SlotAllreduce>(spec, transport, device, SlotAllreduce::path_for(slots, spec, transport));
       return;
     }
     const AutoChoice choice = choose_algorithm(transport.size(), static_cast<double>(spec.count * info(spec.type).size),
@@ -201,10 +219,15 @@ AutoChoice choose_algorithm(int nranks, double bytes, int ranks_per_node, const 
 // when ranks share cores: 4.4 against 8.8 us at 1 KiB) and twoshot above (33 against 49 us at
 // 64 KiB). So oneshot while a rank folds at most 32 KiB from its peers. Without two-step slots
 // (a small /dev/shm), oneshot up to 512 KiB folded, where it beat every schedule.
-std::string choose_slot_path(int nranks, size_t bytes, size_t one_step_limit, size_t two_step_limit) {
-  const size_t fold_cap = two_step_limit > 0 ? 32 << 10 : 512 << 10;
+// On symmetric buffers twoshot copies nothing into slots: at N = 2 it takes 0.18 us at 512 B
+// against oneshot's 0.26 (0.17 against 0.15 at 128 B), so oneshot only up to 256 B folded;
+// with ranks sharing cores the two waits still cost more up to 8 KiB at N = 4 (7.2 us each),
+// so there the 32 KiB rule stands.
+std::string choose_slot_path(int nranks, size_t bytes, const SlotPaths& paths) {
+  const size_t two_step_limit = paths.symmetric ? SIZE_MAX : paths.two_step_limit;
+  const size_t fold_cap = paths.symmetric && !paths.cores_shared ? 256 : two_step_limit > 0 ? 32 << 10 : 512 << 10;
   const size_t folded = bytes * static_cast<size_t>(std::max(1, nranks - 1));
-  if (one_step_limit > 0 && bytes <= one_step_limit && folded <= fold_cap) return "oneshot";
+  if (paths.one_step_limit > 0 && bytes <= paths.one_step_limit && folded <= fold_cap) return "oneshot";
   if (two_step_limit > 0 && bytes <= two_step_limit) return "twoshot";
   return "";
 }
@@ -236,7 +259,7 @@ std::unique_ptr<Collective> make_collective(const AllreduceSpec& spec, Transport
     return std::make_unique<ScheduledAllreduce>(spec, *a, transport, device);
   if (spec.algorithm == "auto") return std::make_unique<AutoAllreduce>(spec, transport, device);
   if (spec.algorithm == "oneshot" || spec.algorithm == "twoshot")
-    return std::make_unique<SlotAllreduce>(spec, transport, device, spec.algorithm == "twoshot");
+    return std::make_unique<SlotAllreduce>(spec, transport, device, SlotAllreduce::path_for(spec.algorithm, spec, transport));
   for (const auto& b : baselines())
     if (b.name == spec.algorithm) return std::make_unique<NativeAllreduce>(spec, lookup(b.transport), device);
   throw UsageError("-a: unknown algorithm '" + spec.algorithm + "' (accepted: " + all_algorithm_names() + ")");

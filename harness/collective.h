@@ -27,6 +27,9 @@ struct AllreduceSpec {
   std::string inter = "ring", intra = "direct";  // hier's phases
   MachineParams machine{};  // what `auto` chooses with
   bool lockstep = false;  // run round by round (always, on a stream-ordered transport)
+  // Input and output lie in the transport's symmetric memory (Transport::allocate_symmetric),
+  // on every rank: twoshot (and auto's twoshot) reads the peers' buffers directly, any size.
+  bool symmetric = false;
 };
 
 class Collective {
@@ -63,10 +66,15 @@ struct AutoChoice {
   std::string algorithm, inter;
 };
 AutoChoice choose_algorithm(int nranks, double bytes, int ranks_per_node, const MachineParams& machine);
-// Before the model: the transport's paths through shared slots, where it has them (limits in
-// bytes, 0 = none). "oneshot" while the bytes each rank folds from its peers, (N-1) n, stay
-// small, "twoshot" up to its limit, "" for a scheduled algorithm.
-std::string choose_slot_path(int nranks, size_t bytes, size_t one_step_limit, size_t two_step_limit);
+// Before the model: the transport's paths through shared memory, where it has them.
+// "oneshot" while the bytes each rank folds from its peers, (N-1) n, stay small, "twoshot" up
+// to its limit, "" for a scheduled algorithm.
+struct SlotPaths {
+  size_t one_step_limit = 0, two_step_limit = 0;  // bytes; 0: no such path
+  bool symmetric = false;     // twoshot straight through symmetric buffers: no limit
+  bool cores_shared = true;   // ranks outnumber cores (every wait is a yield)
+};
+std::string choose_slot_path(int nranks, size_t bytes, const SlotPaths& paths);
 std::string all_algorithm_names();
 
 }  // namespace arlab

@@ -19,7 +19,7 @@ double now_us() {
 double memory_bound_us(const MemoryLoopTimes& loops, int nranks) {
   if (nranks <= 1) return loops.copy_us;
   const double n = nranks;
-  return (n + 1) / (3 * n) * loops.reduce_us + (n - 1) / n * loops.copy_us;
+  return (n + 1) / (3 * n) * loops.reduce_us + (n - 1) / (2 * n) * loops.copy_us;
 }
 
 double link_bound_us(double bytes, int nnodes, double link_bytes_per_second) {
@@ -29,7 +29,7 @@ double link_bound_us(double bytes, int nnodes, double link_bytes_per_second) {
 }
 
 std::string roofline_description(int nranks, int nnodes, double link_bytes_per_second, bool link_measured) {
-  std::string text = "# roofline: memory = (N+1)/3N x reduce(n) + (N-1)/N x copy(n), N = " + std::to_string(nranks) +
+  std::string text = "# roofline: memory = (N+1)/3N x reduce(n) + (N-1)/2N x copy(n), N = " + std::to_string(nranks) +
                      ", both loops timed at each size with every rank of the node running them at once";
   if (nnodes > 1 && link_bytes_per_second > 0)
     text += "\n# roofline: link = 2(M-1)/M x n / " + format_bandwidth(link_bytes_per_second) + " (" +

@@ -1,16 +1,21 @@
 // `arlab bench --roofline`: the lowest time the hardware allows for an all-reduce of n bytes,
 // next to every measured time.
 //
-// Inside a node the limit is memory bandwidth. However the algorithm splits the work, each
-// rank must read its share of all N inputs and write the reduced share (reduce-scatter:
-// (N+1)/N * n bytes moved), then read the other N-1 shares and write them into its output
-// (all-gather: 2(N-1)/N * n). The bench measures the two loops this maps onto, at the same
-// size and with every rank of the node running them at once, so caches and the shared memory
-// bus count exactly as they do for the all-reduce:
+// Inside a node the limit is memory bandwidth. However the algorithm splits the work, all N
+// inputs must be read and all N outputs written: per rank, n bytes read and n written. The
+// least a rank can do is read its block of every input and write the reduced block into its
+// output (a reduce: (N+1)/N * n bytes moved), then write that block, still in its cache, into
+// the other N-1 outputs ((N-1)/N * n bytes written, nothing read: half a copy's traffic). The
+// bench measures the two loops this maps onto, at the same size and with every rank of the node
+// running them at once, so caches and the shared memory bus count as they do for the all-reduce:
 //   reduce(n)  dst = a op b over n bytes (reads 2n, writes n: 3n bytes moved)
 //   copy(n)    dst = src over n bytes (2n bytes moved)
-//   memory bound = (N+1)/(3N) * reduce(n) + (N-1)/N * copy(n)
-// For N = 2 that is half a reduce plus half a copy. One rank alone: one copy (out of place).
+//   memory bound = (N+1)/(3N) * reduce(n) + (N-1)/(2N) * copy(n)
+// For N = 2 that is half a reduce plus a quarter of a copy; where both loops move bytes at the
+// same rate it is one copy of n, whatever N. One rank alone: one copy (out of place).
+// (Until 2026-12 the bound charged the second part as a whole copy, (N-1)/N * copy(n): it
+// assumed the reduced block is read back from memory, which the two-step path on symmetric
+// memory does not do.)
 //
 // Between nodes the limit is each node's link: M nodes must each send and receive at least
 // 2(M-1)/M * n bytes (with one rank per node, the familiar 2(N-1)/N * n), at the link rate

@@ -99,6 +99,7 @@ class IdlePoll {
   // polls, so the peer they wait for gets the core. set_cores_shared: once per process.
  public:
   static void set_cores_shared(bool shared) { cores_shared_ = shared; }
+  static bool cores_shared() { return cores_shared_; }
 
  private:
   static constexpr int kSpinsPerCheck = 64;

@@ -156,6 +156,29 @@ class Transport {
     throw TransportUnavailable("transport '" + name() + "' has no two-step shared-memory all-reduce");
   }
 
+  // Symmetric memory (shm, every rank on one node; symmetric_memory.h there): a buffer each
+  // rank allocates together, collectively, the same size in the same order, and every rank of
+  // the node maps, like NCCL's symmetric windows or MPI_Win_allocate_shared. Throws
+  // TransportUnavailable on every rank when the transport has none or any rank is out of room.
+  virtual void* allocate_symmetric(size_t bytes) {
+    (void)bytes;
+    throw TransportUnavailable("transport '" + name() + "' has no symmetric memory (use -t shm, every rank on one node)");
+  }
+  virtual void release_symmetric(void* buffer) noexcept { (void)buffer; }
+  // The two-step all-reduce on symmetric buffers: as two_step_allreduce_*, but each rank
+  // reduces its block straight from the peers' inputs and copies the other blocks straight
+  // from their owners' outputs; no slot, no size limit. Input and output must lie in memory
+  // from allocate_symmetric (at any offset); post throws TransportError otherwise.
+  virtual bool has_symmetric_allreduce() const { return false; }
+  virtual void symmetric_allreduce_post(const void* input, void* output, size_t bytes) {
+    (void)input, (void)output, (void)bytes;
+    throw TransportUnavailable("transport '" + name() + "' has no all-reduce on symmetric memory");
+  }
+  virtual bool symmetric_allreduce_poll(const void* input, void* output, size_t count, const NativeReduction& reduction) {
+    (void)input, (void)output, (void)count, (void)reduction;
+    throw TransportUnavailable("transport '" + name() + "' has no all-reduce on symmetric memory");
+  }
+
   // The library's own all-reduce, where the transport has one.
   virtual void native_allreduce(const void* input, void* output, size_t count, const NativeReduction& reduction) {
     (void)input, (void)output, (void)count, (void)reduction;
@@ -163,6 +186,32 @@ class Transport {
   }
 
   virtual void barrier() = 0;
+};
+
+// A buffer in a transport's symmetric memory, released with it. Allocating is collective
+// (every rank of the node, the same bytes, the same order); releasing is not.
+class SymmetricBuffer {
+ public:
+  SymmetricBuffer() = default;
+  SymmetricBuffer(Transport& transport, size_t bytes)
+      : transport_(&transport), data_(static_cast<char*>(transport.allocate_symmetric(bytes))) {}
+  SymmetricBuffer(SymmetricBuffer&& other) noexcept { swap(other); }
+  SymmetricBuffer& operator=(SymmetricBuffer&& other) noexcept {
+    swap(other);
+    return *this;
+  }
+  ~SymmetricBuffer() {
+    if (data_) transport_->release_symmetric(data_);
+  }
+  char* data() const { return data_; }
+
+ private:
+  void swap(SymmetricBuffer& o) noexcept {
+    std::swap(transport_, o.transport_);
+    std::swap(data_, o.data_);
+  }
+  Transport* transport_ = nullptr;
+  char* data_ = nullptr;
 };
 
 }  // namespace arlab

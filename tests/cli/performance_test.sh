@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The performance tools from the outside: bench --roofline and -r (interleaved medians), the
-# one-step and two-step paths through shared slots (-a oneshot, twoshot), and bench/compare.sh. Times are never asserted
+# one-step and two-step paths through shared slots (-a oneshot, twoshot), buffers in symmetric
+# memory (--symmetric), and bench/compare.sh. Times are never asserted
 # (these machines are noisy); what is asserted is that every number is there and sane.
 # usage: performance_test.sh BUILD_DIR
 set -u
@@ -23,6 +24,23 @@ expect_usage_error "twoshot on a transport without it" "-a twoshot: 8 bytes is o
 expect_usage_error "twoshot above its slots" "-a twoshot: 8388608 bytes is over -t shm's limit of 4194304 bytes" \
   "${mpi[@]}" "$arlab" bench -a twoshot -t shm -b 8M -e 8M
 
+# --symmetric: input and output in memory every rank maps; twoshot then reads the peers'
+# buffers directly, at any size (here 8 MiB, twice the slots' limit), checked (-c 1) in and out
+# of place, with an unaligned offset; auto takes it above 256 B folded.
+expect_usage_error "--symmetric on a transport without it" \
+  "--symmetric: transport 'mpi' has no symmetric memory (use -t shm, every rank on one node)" \
+  "${mpi[@]}" "$arlab" bench --symmetric -t mpi -e 8
+if "${mpi[@]}" "$arlab" bench --symmetric -a twoshot,auto,mpi -t shm -b 8 -e 8M -f 16 -n 2 -w 1 -c 1 --offset 3 \
+    >"$work/symmetric" 2>&1 &&
+  [ "$(awk '/^ +[0-9]/ && $9 == 0 && $13 == 0 { ok++ } END { print ok + 0 }' "$work/symmetric")" -eq 18 ] &&
+  grep -qE "^ +8388608 .* <- twoshot$" "$work/symmetric" &&
+  grep -qE "^ +8 .* <- oneshot$" "$work/symmetric" &&
+  [ "$(grep -cE '<- twoshot$' "$work/symmetric")" -eq 10 ]; then
+  pass "bench --symmetric: twoshot at 8 MiB, every result right, auto picks it"
+else
+  fail "bench --symmetric: $(tail -12 "$work/symmetric")"
+fi
+
 # Where /dev/shm has too little room for the two-step slots (containers often give it 64 MiB),
 # twoshot says so and auto runs without it, instead of the job dying of SIGBUS on a page the
 # tmpfs cannot hold. Here: a private mount namespace whose /dev/shm holds 16 MiB (two ranks'
@@ -30,10 +48,12 @@ expect_usage_error "twoshot above its slots" "-a twoshot: 8388608 bytes is over 
 if unshare -m true 2>/dev/null; then
   if unshare -m bash -c "mount -t tmpfs -o size=16m tmpfs /dev/shm &&
       { ${mpi[*]} $arlab bench -a twoshot -t shm -b 1M -e 1M >$work/small-shm 2>&1; [ \$? -eq 2 ]; } &&
-      ${mpi[*]} $arlab bench -a auto -t shm -b 1M -e 1M -c 1 -n 2 -w 1 >>$work/small-shm 2>&1" &&
+      ${mpi[*]} $arlab bench -a auto -t shm -b 1M -e 1M -c 1 -n 2 -w 1 >>$work/small-shm 2>&1 &&
+      { ${mpi[*]} $arlab bench --symmetric -a twoshot -t shm -b 8M -e 8M >>$work/small-shm 2>&1; [ \$? -eq 2 ]; }" &&
     grep -q "arlab bench: -a twoshot: 1048576 bytes is over -t shm's limit of 0 bytes (too little room in /dev/shm for its slots)" "$work/small-shm" &&
+    grep -q "arlab bench: --symmetric: symmetric memory: posix_fallocate(/arlab.*, 8388608 bytes) on rank [01] failed: No space left on device (/dev/shm is too small" "$work/small-shm" &&
     grep -qE "^ +1048576 .* 0 +<- " "$work/small-shm"; then
-    pass "a small /dev/shm: twoshot says why it is unavailable, auto runs without it"
+    pass "a small /dev/shm: twoshot and --symmetric say why they are unavailable, auto runs without the slots"
   else
     fail "a small /dev/shm: $(tail -5 "$work/small-shm")"
   fi
@@ -45,7 +65,7 @@ fi
 # the size; auto takes the one-step path for small messages; results are checked (-c 1).
 if "${mpi[@]}" "$arlab" bench -a auto,mpi -t shm --roofline -r 3 -b 8 -e 1M -f 32 -n 2 -w 1 \
     --csv "$work/r.csv" --json "$work/r.json" >"$work/out" 2>&1 &&
-  grep -q "^# roofline: memory = (N+1)/3N x reduce(n) + (N-1)/N x copy(n), N = 2" "$work/out" &&
+  grep -q "^# roofline: memory = (N+1)/3N x reduce(n) + (N-1)/2N x copy(n), N = 2" "$work/out" &&
   grep -q "the median of 3 runs with the algorithms interleaved" "$work/out" &&
   grep -qE "^ +8 .* <- oneshot$" "$work/out" &&
   [ "$(tail -n +2 "$work/r.csv" | wc -l)" -eq 16 ] &&

@@ -7,7 +7,9 @@
 // hier, which then runs with every flat algorithm between the nodes), --lockstep 1 (run the
 // schedules round by round, the lowering the NCCL transport uses), --transport NAME (the
 // scheduled algorithms on another transport; the reference is still MPI_Allreduce),
-// --types a,b and --ops a,b (default: all).
+// --types a,b and --ops a,b (default: all), --symmetric 1 (also twoshot on buffers in the
+// transport's symmetric memory, at a different offset on every rank, and its refusal of buffers
+// that are not).
 // Prints "N passed, M failed" on rank 0 and exits non-zero on any failure.
 #include <algorithm>
 #include <cmath>
@@ -95,13 +97,14 @@ int main(int argc, char** argv) {
   std::string transport_name = "mpi";
   int ranks_per_node = 0;
   std::string intra = "direct";
-  bool lockstep = false;
+  bool lockstep = false, symmetric = false;
   for (int i = 1; i + 1 < argc; i += 2) {
     const std::string flag = argv[i], value = argv[i + 1];
     if (flag == "--ranks-per-node") ranks_per_node = std::stoi(value);
     if (flag == "--intra") intra = value;
     if (flag == "--lockstep") lockstep = value == "1";
     if (flag == "--transport") transport_name = value;
+    if (flag == "--symmetric") symmetric = value == "1";
     auto& list = flag == "--algorithms" ? chosen : flag == "--types" ? types : ops;
     if (flag == "--algorithms" || flag == "--types" || flag == "--ops")
       for (size_t start = 0; start <= value.size();) {
@@ -135,6 +138,33 @@ int main(int argc, char** argv) {
   std::vector<uint64_t> counts = {0, 1, 7, 1000003};
   if (small_limit > 0) counts.insert(counts.begin() + 3, 4099);
   int passed = 0, failed = 0;
+  // --symmetric: input and output in symmetric memory, each rank's at its own offset (the path
+  // exchanges places, not addresses); "twoshot/symmetric" runs on them. Any size: the largest
+  // count is 8 MB of float64, over the slots' limit.
+  SymmetricBuffer symmetric_input, symmetric_output;
+  const size_t symmetric_offset = 64 * rank + 8;
+  if (symmetric) {
+    const size_t largest = counts.back() * 8 + symmetric_offset;
+    symmetric_input = SymmetricBuffer(*transport, largest);
+    symmetric_output = SymmetricBuffer(*transport, largest);
+    variants.push_back({"twoshot/symmetric", "ring"});
+    // Buffers outside symmetric memory: every rank refuses, none waits for the others.
+    std::vector<char> plain(64);
+    AllreduceSpec spec{"twoshot", DataType::Float32, RedOp::Sum, 16, 0, ranks_per_node, "ring", intra, {}, false, true};
+    std::string error;
+    try {
+      make_collective(spec, *transport, *host, lookup)->run(plain.data(), plain.data());
+    } catch (const TransportError& e) {
+      error = e.what();
+    }
+    const bool refused = error.find("is not in symmetric memory") != std::string::npos;
+    if (boot->sum(refused ? 1 : 0) == static_cast<uint64_t>(n)) {
+      ++passed;
+    } else {
+      ++failed;
+      std::printf("FAIL: rank %d: twoshot on buffers outside symmetric memory: '%s'\n", rank, error.c_str());
+    }
+  }
   // One input and one MPI_Allreduce reference per datatype x op x count, shared by every
   // algorithm and both placements.
   for (const auto& type : datatypes())
@@ -149,10 +179,20 @@ int main(int argc, char** argv) {
         for (const auto& [algorithm, inter] : variants)
           for (bool in_place : {false, true}) {
             if ((algorithm == "oneshot" && bytes > small_limit) || (algorithm == "twoshot" && bytes > two_step_limit)) continue;
-            spec.algorithm = algorithm;
+            const bool on_symmetric = algorithm == "twoshot/symmetric";
+            spec.algorithm = on_symmetric ? "twoshot" : algorithm;
             spec.inter = inter;
+            spec.symmetric = on_symmetric;
             auto ours = make_collective(spec, *transport, *host, lookup);
-            if (in_place) {
+            if (on_symmetric) {
+              // The same data, through the symmetric buffers; the output starts as garbage.
+              char* in = symmetric_input.data() + symmetric_offset;
+              char* out = symmetric_output.data() + symmetric_offset;
+              std::memcpy(in_place ? out : in, input.data(), bytes);
+              if (!in_place) std::memset(out, 0xa5, bytes);
+              ours->run(in_place ? out : in, out);
+              std::memcpy(output.data(), out, bytes);
+            } else if (in_place) {
               output = input;
               ours->run(output.data(), output.data());
             } else {
@@ -175,8 +215,8 @@ int main(int argc, char** argv) {
           }
       }
   if (rank == 0)
-    std::printf("allreduce vs MPI_Allreduce at N = %d, -t %s%s%s: %d passed, %d failed\n", n, transport_name.c_str(),
-                lockstep ? ", lockstep" : "",
+    std::printf("allreduce vs MPI_Allreduce at N = %d, -t %s%s%s%s: %d passed, %d failed\n", n, transport_name.c_str(),
+                lockstep ? ", lockstep" : "", symmetric ? ", symmetric buffers" : "",
                 ranks_per_node ? (", " + std::to_string(ranks_per_node) + " ranks per node").c_str() : "", passed, failed);
   return failed ? 1 : 0;
 }

@@ -24,19 +24,35 @@ TEST(AutoChoice, FollowsTheModel) {
 }
 
 TEST(AutoChoice, SharedSlotPathsBeforeTheModel) {
-  const size_t one = 512 << 10, two = 4 << 20;
-  EXPECT_EQ(choose_slot_path(2, 8, one, two), "oneshot");
-  EXPECT_EQ(choose_slot_path(2, 32 << 10, one, two), "oneshot");  // folds 32 KiB
-  EXPECT_EQ(choose_slot_path(2, 64 << 10, one, two), "twoshot");
-  EXPECT_EQ(choose_slot_path(4, 16 << 10, one, two), "twoshot");  // folds 48 KiB
-  EXPECT_EQ(choose_slot_path(2, 4 << 20, one, two), "twoshot");
-  EXPECT_EQ(choose_slot_path(2, (4 << 20) + 1, one, two), "");  // over the slots: a schedule
+  const SlotPaths slots{512 << 10, 4 << 20};
+  EXPECT_EQ(choose_slot_path(2, 8, slots), "oneshot");
+  EXPECT_EQ(choose_slot_path(2, 32 << 10, slots), "oneshot");  // folds 32 KiB
+  EXPECT_EQ(choose_slot_path(2, 64 << 10, slots), "twoshot");
+  EXPECT_EQ(choose_slot_path(4, 16 << 10, slots), "twoshot");  // folds 48 KiB
+  EXPECT_EQ(choose_slot_path(2, 4 << 20, slots), "twoshot");
+  EXPECT_EQ(choose_slot_path(2, (4 << 20) + 1, slots), "");  // over the slots: a schedule
   // No two-step slots (a small /dev/shm): one step up to 512 KiB folded, as before them.
-  EXPECT_EQ(choose_slot_path(2, 512 << 10, one, 0), "oneshot");
-  EXPECT_EQ(choose_slot_path(4, 256 << 10, one, 0), "");
+  EXPECT_EQ(choose_slot_path(2, 512 << 10, {512 << 10, 0}), "oneshot");
+  EXPECT_EQ(choose_slot_path(4, 256 << 10, {512 << 10, 0}), "");
   // A transport without slots (-t mpi): always a schedule, count 0 included.
-  EXPECT_EQ(choose_slot_path(2, 0, 0, 0), "");
-  EXPECT_EQ(choose_slot_path(1, 8, 0, 0), "");
+  EXPECT_EQ(choose_slot_path(2, 0, {}), "");
+  EXPECT_EQ(choose_slot_path(1, 8, {}), "");
+}
+
+TEST(AutoChoice, SymmetricBuffersTakeTwoStepsAtAnySize) {
+  // A core per rank: twoshot from 256 B folded; no limit above.
+  const SlotPaths own_cores{512 << 10, 4 << 20, true, false};
+  EXPECT_EQ(choose_slot_path(2, 256, own_cores), "oneshot");
+  EXPECT_EQ(choose_slot_path(2, 512, own_cores), "twoshot");
+  EXPECT_EQ(choose_slot_path(3, 256, own_cores), "twoshot");  // folds 512 B
+  EXPECT_EQ(choose_slot_path(2, size_t{1} << 33, own_cores), "twoshot");  // 8 GiB: no slot to outgrow
+  // Ranks sharing cores: two waits cost more, one step up to 32 KiB folded as without.
+  const SlotPaths shared_cores{512 << 10, 4 << 20, true, true};
+  EXPECT_EQ(choose_slot_path(4, 8 << 10, shared_cores), "oneshot");
+  EXPECT_EQ(choose_slot_path(4, 16 << 10, shared_cores), "twoshot");
+  EXPECT_EQ(choose_slot_path(4, 64 << 20, shared_cores), "twoshot");
+  // Symmetric buffers and no two-step slots (a /dev/shm too small for them): still twoshot.
+  EXPECT_EQ(choose_slot_path(2, 1 << 20, {512 << 10, 0, true, false}), "twoshot");
 }
 
 TEST(AutoChoice, MissingTuningFileGivesTheDefaults) {

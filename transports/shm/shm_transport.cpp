@@ -12,7 +12,8 @@
 // the peers' segments into its output. A slot is written again two calls later, which no rank
 // can begin before every rank has finished reading it (each rank's next call waits for all).
 // Messages up to 4 MiB can take two steps through one more slot (two_step_slots.h), where
-// /dev/shm has room for them.
+// /dev/shm has room for them; on symmetric memory (symmetric_memory.h) any message can take
+// the same two steps reading the peers' buffers directly (symmetric_two_step.h).
 //
 // Segments are named per job (/arlab.<job id>.<rank>, the id made by rank 0 and broadcast),
 // so two jobs on one node never meet, and each is unlinked as soon as every rank has mapped
@@ -31,6 +32,7 @@
 #include "transports/one_sided/one_sided_transport.h"
 #include "transports/registry.h"
 #include "transports/shm/shm_transport.h"
+#include "transports/shm/symmetric_two_step.h"
 #include "transports/shm/two_step_slots.h"
 
 namespace arlab {
@@ -49,7 +51,8 @@ class ShmTransport final : public one_sided::OneSidedTransport {
     boot.broadcast(&job, sizeof job, 0);
     small_offset_ = (sizeof(Header) + layout_.bytes() + 63) / 64 * 64;
     small_ = node_of_ == std::vector<int>(boot.size(), node_of_[boot.rank()]);  // every rank mapped
-    two_step_offset_ = small_offset_ + 2 * sizeof(SmallSlot);
+    symmetric_offset_ = small_offset_ + 2 * sizeof(SmallSlot);
+    two_step_offset_ = symmetric_offset_ + sizeof(SymmetricTwoStep::Flags);
     // The two-step slots, where /dev/shm holds every rank's with room to spare (containers
     // often give it 64 MiB; touching a page past the limit would kill the job with SIGBUS).
     uint64_t two_step = 0;
@@ -86,6 +89,12 @@ class ShmTransport final : public one_sided::OneSidedTransport {
     for (int r = 0; r < boot.size(); ++r)
       if (segments_[r]) pids_[r] = header(r)->pid;
     bytes_ = bytes;
+    if (small_) {
+      symmetric_memory_ = std::make_unique<SymmetricMemory>(boot, job);
+      std::vector<SymmetricTwoStep::Flags*> flags(boot.size());
+      for (int r = 0; r < boot.size(); ++r) flags[r] = reinterpret_cast<SymmetricTwoStep::Flags*>(segments_[r] + symmetric_offset_);
+      symmetric_ = std::make_unique<SymmetricTwoStep>(std::move(flags), boot.rank(), *symmetric_memory_);
+    }
     if (two_step) {
       std::vector<char*> slots(boot.size());
       for (int r = 0; r < boot.size(); ++r) slots[r] = segments_[r] + two_step_offset_;
@@ -94,6 +103,8 @@ class ShmTransport final : public one_sided::OneSidedTransport {
   }
 
   ~ShmTransport() override {
+    symmetric_.reset();
+    symmetric_memory_.reset();
     for (char* s : segments_)
       if (s) munmap(s, bytes_);
   }
@@ -136,6 +147,23 @@ class ShmTransport final : public one_sided::OneSidedTransport {
   }
   bool two_step_allreduce_poll(const void* input, void* output, size_t count, const NativeReduction& reduction) override {
     return two_step_->poll(small_calls_, input, output, count, reduction);
+  }
+
+  void* allocate_symmetric(size_t bytes) override {
+    if (!symmetric_memory_)
+      throw TransportUnavailable("-t shm: symmetric memory needs every rank on one node (this job spans several)");
+    return symmetric_memory_->allocate(bytes);
+  }
+  void release_symmetric(void* buffer) noexcept override {
+    if (symmetric_memory_) symmetric_memory_->release(buffer);
+  }
+  bool has_symmetric_allreduce() const override { return symmetric_ != nullptr; }
+  void symmetric_allreduce_post(const void* input, void* output, size_t bytes) override {
+    if (!symmetric_) throw TransportUnavailable("shm symmetric_allreduce_post: ranks on several nodes");
+    symmetric_->post(++small_calls_, input, output, bytes);
+  }
+  bool symmetric_allreduce_poll(const void* input, void* output, size_t count, const NativeReduction& reduction) override {
+    return symmetric_->poll(small_calls_, input, output, count, reduction);
   }
 
   Handle put_then_flag(int peer, const void* src, size_t bytes, WindowId, uint64_t remote_address, size_t flag_offset,
@@ -209,8 +237,11 @@ class ShmTransport final : public one_sided::OneSidedTransport {
   std::vector<pid_t> pids_;
   size_t bytes_ = 0;
   size_t small_offset_ = 0;  // where the two small-message slots start in each segment
+  size_t symmetric_offset_ = 0;  // where the symmetric two-step path's flags are
   size_t two_step_offset_ = 0;  // where the two-step slots start, when there are any
   std::unique_ptr<TwoStepSlots> two_step_;
+  std::unique_ptr<SymmetricMemory> symmetric_memory_;  // every rank mapped: allocations of symmetric memory
+  std::unique_ptr<SymmetricTwoStep> symmetric_;
   bool small_ = false;       // every rank is mapped: the small-message path works
   uint64_t small_calls_ = 0;
   int folded_ = 0;  // ranks whose slot this call has folded
