@@ -7,9 +7,9 @@
 // hier, which then runs with every flat algorithm between the nodes), --lockstep 1 (run the
 // schedules round by round, the lowering the NCCL transport uses), --transport NAME (the
 // scheduled algorithms on another transport; the reference is still MPI_Allreduce),
-// --types a,b and --ops a,b (default: all), --symmetric 1 (also twoshot on buffers in the
-// transport's symmetric memory, at a different offset on every rank, and its refusal of buffers
-// that are not).
+// --types a,b and --ops a,b (default: all), --symmetric 1 (also twoshot, ring and rabenseifner
+// on buffers in the transport's symmetric memory, at a different offset on every rank, and
+// twoshot's refusal of buffers that are not).
 // Prints "N passed, M failed" on rank 0 and exits non-zero on any failure.
 #include <algorithm>
 #include <cmath>
@@ -139,15 +139,16 @@ int main(int argc, char** argv) {
   if (small_limit > 0) counts.insert(counts.begin() + 3, 4099);
   int passed = 0, failed = 0;
   // --symmetric: input and output in symmetric memory, each rank's at its own offset (the path
-  // exchanges places, not addresses); "twoshot/symmetric" runs on them. Any size: the largest
-  // count is 8 MB of float64, over the slots' limit.
+  // exchanges places, not addresses); "A/symmetric" runs A on them: twoshot at any size (the
+  // largest count is 8 MB of float64, over the slots' limit), and two schedules, whose writes
+  // into the peers' outputs become plain copies.
   SymmetricBuffer symmetric_input, symmetric_output;
   const size_t symmetric_offset = 64 * rank + 8;
   if (symmetric) {
     const size_t largest = counts.back() * 8 + symmetric_offset;
     symmetric_input = SymmetricBuffer(*transport, largest);
     symmetric_output = SymmetricBuffer(*transport, largest);
-    variants.push_back({"twoshot/symmetric", "ring"});
+    for (const char* a : {"twoshot/symmetric", "ring/symmetric", "rabenseifner/symmetric"}) variants.push_back({a, "ring"});
     // Buffers outside symmetric memory: every rank refuses, none waits for the others.
     std::vector<char> plain(64);
     AllreduceSpec spec{"twoshot", DataType::Float32, RedOp::Sum, 16, 0, ranks_per_node, "ring", intra, {}, false, true};
@@ -179,8 +180,9 @@ int main(int argc, char** argv) {
         for (const auto& [algorithm, inter] : variants)
           for (bool in_place : {false, true}) {
             if ((algorithm == "oneshot" && bytes > small_limit) || (algorithm == "twoshot" && bytes > two_step_limit)) continue;
-            const bool on_symmetric = algorithm == "twoshot/symmetric";
-            spec.algorithm = on_symmetric ? "twoshot" : algorithm;
+            const size_t suffix = algorithm.find("/symmetric");
+            const bool on_symmetric = suffix != std::string::npos;
+            spec.algorithm = algorithm.substr(0, suffix);
             spec.inter = inter;
             spec.symmetric = on_symmetric;
             auto ours = make_collective(spec, *transport, *host, lookup);

@@ -13,7 +13,8 @@
 // can begin before every rank has finished reading it (each rank's next call waits for all).
 // Messages up to 4 MiB can take two steps through one more slot (two_step_slots.h), where
 // /dev/shm has room for them; on symmetric memory (symmetric_memory.h) any message can take
-// the same two steps reading the peers' buffers directly (symmetric_two_step.h).
+// the same two steps reading the peers' buffers directly (symmetric_two_step.h), and a
+// schedule's write into a peer's window that lies in symmetric memory is a plain memcpy.
 //
 // Segments are named per job (/arlab.<job id>.<rank>, the id made by rank 0 and broadcast),
 // so two jobs on one node never meet, and each is unlinked as soon as every rank has mapped
@@ -168,6 +169,12 @@ class ShmTransport final : public one_sided::OneSidedTransport {
 
   Handle put_then_flag(int peer, const void* src, size_t bytes, WindowId, uint64_t remote_address, size_t flag_offset,
                        uint64_t value) override {
+    // Into the peer's symmetric memory: a plain copy through my mapping of it.
+    if (char* view = symmetric_memory_ ? symmetric_memory_->view_of(peer, remote_address, bytes) : nullptr) {
+      std::memcpy(view, src, bytes);
+      put_flag(peer, flag_offset, value);
+      return 0;
+    }
     // One copy, sender to receiver; the kernel may copy less than asked, so loop.
     size_t done = 0;
     while (done < bytes) {

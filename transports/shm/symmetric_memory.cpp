@@ -4,7 +4,9 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
+#include <cstdio>
 #include <cstring>
 #include <string>
 
@@ -35,7 +37,7 @@ void* SymmetricMemory::allocate(size_t bytes) {
   const int me = boot_.rank();
   const uint64_t id = next_id_++;
   const size_t size = std::max<size_t>(bytes, 1);
-  Allocation a{id, size, std::vector<char*>(boot_.size(), nullptr)};
+  Allocation a{id, size, std::vector<char*>(boot_.size(), nullptr), {}};
   // My segment, its pages reserved now; any rank's failure becomes every rank's.
   const std::string mine = segment_name(job_, me, id);
   std::string error;
@@ -70,6 +72,13 @@ void* SymmetricMemory::allocate(size_t bytes) {
   }
   if (failed.empty()) failed = agree(error);
   shm_unlink(mine.c_str());
+  // Every rank's own address of its segment, so a peer's address can be found in my mappings.
+  const uint64_t own = reinterpret_cast<uint64_t>(a.base_of[me]);
+  for (const std::string& theirs : boot_.gather_strings(std::string(reinterpret_cast<const char*>(&own), sizeof own))) {
+    uint64_t base = 0;
+    std::memcpy(&base, theirs.data(), std::min(theirs.size(), sizeof base));
+    a.own_base_of.push_back(base);
+  }
   allocations_.push_back(std::move(a));
   if (!failed.empty()) {
     release(allocations_.back().base_of[me]);
@@ -100,6 +109,14 @@ SymmetricMemory::Place SymmetricMemory::place_of(const void* p, size_t bytes) co
 char* SymmetricMemory::address(int r, Place place) const {
   const Allocation* a = find(place.id);
   return a && a->base_of[r] ? a->base_of[r] + place.offset : nullptr;
+}
+
+char* SymmetricMemory::view_of(int r, uint64_t address, size_t bytes) const {
+  for (const Allocation& a : allocations_) {
+    const uint64_t base = a.own_base_of[r];
+    if (a.base_of[r] && address >= base && address + bytes <= base + a.bytes) return a.base_of[r] + (address - base);
+  }
+  return nullptr;
 }
 
 const SymmetricMemory::Allocation* SymmetricMemory::find(uint64_t id) const {

@@ -42,12 +42,16 @@ class SymmetricMemory {
   Place place_of(const void* p, size_t bytes) const;
   // Rank r's address of a place (the allocation must exist on this rank).
   char* address(int r, Place place) const;
+  // Where this rank sees [address, address + bytes) of rank r's own address space, when that
+  // range lies in one of r's symmetric allocations; nullptr otherwise (private memory).
+  char* view_of(int r, uint64_t address, size_t bytes) const;
 
  private:
   struct Allocation {
     uint64_t id;
     size_t bytes;
     std::vector<char*> base_of;  // per rank; nullptr where not mapped
+    std::vector<uint64_t> own_base_of;  // per rank: where that rank itself maps it
   };
   const Allocation* find(uint64_t id) const;
 
