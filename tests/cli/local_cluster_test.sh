@@ -30,7 +30,15 @@ cleanup() {
 }
 trap cleanup EXIT
 
-if "$cluster" up --nodes 4 --cpus-per-node 2 --rate 1gbit >"$work/up" 2>&1; then
+# Bad input is one line, before anything is created.
+if ! "$cluster" up --mtu 12 >"$work/up" 2>&1 && grep -q "^local-cluster: --mtu: 576 to 65535 bytes (got 12)$" "$work/up" &&
+  ! ip netns list | grep -q "^arlab-"; then
+  pass "up --mtu 12: refused, nothing created"
+else
+  fail "up --mtu 12: $(cat "$work/up")"
+fi
+# Jumbo frames on the node links, as an HPC Ethernet or RoCE fabric runs them.
+if "$cluster" up --nodes 4 --cpus-per-node 2 --rate 1gbit --mtu 9000 >"$work/up" 2>&1; then
   pass "up: 4 nodes in $(grep -o 'up in .*' "$work/up")"
 else
   fail "up: $(cat "$work/up")"
@@ -38,6 +46,7 @@ else
   exit 1
 fi
 eval "$("$cluster" env)"
+ip -n arlab-n1 link show eth0 | grep -q " mtu 9000 " && pass "n1's link: MTU 9000" || fail "n1's link: $(ip -n arlab-n1 link show eth0)"
 [ "$(sinfo -h -N -t idle -o %N | sort -u | tr '\n' ' ')" = "n1 n2 n3 n4 " ] && pass "sinfo: n1..n4 idle" || fail "sinfo: $(sinfo -N)"
 [ "$(timeout 60 srun -N 4 hostname | sort | tr '\n' ' ')" = "n1 n2 n3 n4 " ] && pass "srun -N 4 hostname: n1 n2 n3 n4" || fail "srun hostname"
 
