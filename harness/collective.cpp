@@ -39,16 +39,23 @@ class ScheduledAllreduce final : public Collective {
       std::vector<std::vector<uint32_t>> rounds;
       if (lockstep) rounds = lockstep_rounds(world);
       else lower_to_one_sided(world, [&](int a, int b) { return transport.one_sided_between(a, b); });
+      // With symmetric buffers the scratch is symmetric too, so every write into a peer is a
+      // plain copy: allocated together, the largest rank's size on every rank.
+      if (spec.symmetric && !lockstep && transport.has_symmetric_allreduce()) {
+        uint64_t largest = 0;
+        for (const RankSchedule& r : world) largest = std::max(largest, r.scratch_count);
+        symmetric_scratch_ = SymmetricBuffer(transport, largest * p.element_size);
+      }
       schedule_ = std::move(world[p.rank]);
       if (lockstep) lockstep_ = std::make_unique<LockstepExecutor>(schedule_, rounds[p.rank], p.element_size);
       else executor_ = std::make_unique<Executor>(schedule_, p.element_size);
     }
-    scratch_ = DeviceBuffer(device, schedule_.scratch_count * p.element_size);
+    if (!symmetric_scratch_.data()) scratch_ = DeviceBuffer(device, schedule_.scratch_count * p.element_size);
   }
 
   void run(const void* input, void* output) override {
     const LocalWork work{device_, spec_.type, spec_.op};
-    const RankBuffers buffers{input, output, scratch_.data()};
+    const RankBuffers buffers{input, output, symmetric_scratch_.data() ? symmetric_scratch_.data() : scratch_.data()};
     if (lockstep_) lockstep_->run(transport_, work, buffers);
     else executor_->run(transport_, work, buffers);
     if (spec_.op == RedOp::Avg) device_.divide(spec_.type, output, spec_.count, transport_.size());
@@ -62,6 +69,7 @@ class ScheduledAllreduce final : public Collective {
   std::unique_ptr<Executor> executor_;
   std::unique_ptr<LockstepExecutor> lockstep_;
   DeviceBuffer scratch_;
+  SymmetricBuffer symmetric_scratch_;  // instead of scratch_, with symmetric buffers
 };
 
 NativeReduction native_reduction(DataType type, RedOp op) {

@@ -28,7 +28,8 @@ struct AllreduceSpec {
   MachineParams machine{};  // what `auto` chooses with
   bool lockstep = false;  // run round by round (always, on a stream-ordered transport)
   // Input and output lie in the transport's symmetric memory (Transport::allocate_symmetric),
-  // on every rank: twoshot (and auto's twoshot) reads the peers' buffers directly, any size.
+  // on every rank: twoshot (and auto's twoshot) reads the peers' buffers directly, any size,
+  // and a one-sided schedule gets its scratch there too (its writes into peers become copies).
   bool symmetric = false;
 };
 

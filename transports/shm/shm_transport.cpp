@@ -14,7 +14,8 @@
 // Messages up to 4 MiB can take two steps through one more slot (two_step_slots.h), where
 // /dev/shm has room for them; on symmetric memory (symmetric_memory.h) any message can take
 // the same two steps reading the peers' buffers directly (symmetric_two_step.h), and a
-// schedule's write into a peer's window that lies in symmetric memory is a plain memcpy.
+// schedule's write into a peer's window that lies in symmetric memory (the harness puts the
+// scratch there too when input and output are) is a plain memcpy.
 //
 // Segments are named per job (/arlab.<job id>.<rank>, the id made by rank 0 and broadcast),
 // so two jobs on one node never meet, and each is unlinked as soon as every rank has mapped
