@@ -37,7 +37,10 @@ extern "C" void on_terminate_signal(int sig) {
   size_t used = 0;
   append(line, used, sizeof line, "arlab: ");
   append(line, used, sizeof line, g_lines.identity);
-  append(line, used, sizeof line, sig == SIGINT ? ": interrupted (SIGINT) during " : ": terminated (SIGTERM) during ");
+  append(line, used, sizeof line,
+         sig == SIGINT    ? ": interrupted (SIGINT) during "
+         : sig == SIGABRT ? ": aborted (SIGABRT, raised inside a library; its message is above) during "
+                          : ": terminated (SIGTERM) during ");
   append(line, used, sizeof line, g_lines.activity[g_lines.current.load(std::memory_order_acquire)]);
   append(line, used, sizeof line, "; results written so far are kept\n");
   ssize_t ignored = write(STDERR_FILENO, line, used);
@@ -60,6 +63,8 @@ void Watchdog::arm(const std::string& identity) {
   sigemptyset(&action.sa_mask);
   sigaction(SIGINT, &action, nullptr);
   sigaction(SIGTERM, &action, nullptr);
+  // A library that gives up (UCX on a dead peer's memory) aborts: say where this rank was.
+  sigaction(SIGABRT, &action, nullptr);
   if (armed_) return;
   armed_ = true;
   std::thread([this] { watch(); }).detach();
@@ -69,6 +74,7 @@ void Watchdog::disarm() {
   set_timeout(0);
   signal(SIGINT, SIG_DFL);
   signal(SIGTERM, SIG_DFL);
+  signal(SIGABRT, SIG_DFL);
 }
 
 void Watchdog::set_activity(const std::string& activity) {

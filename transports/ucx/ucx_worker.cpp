@@ -2,6 +2,8 @@
 
 #include <cstdlib>
 
+#include <ucs/config/global_opts.h>
+
 #include "transports/transport.h"
 
 namespace arlab::ucx {
@@ -12,6 +14,12 @@ void check(ucs_status_t status, const std::string& what) {
 }
 
 Worker::Worker(Bootstrap& bootstrap, uint64_t features) : bootstrap_(bootstrap) {
+  // Shared-memory endpoints cannot survive a dead peer (UCX 1.13 refuses
+  // UCP_ERR_HANDLING_MODE_PEER for sysv / posix), so on one UCX aborts after naming the failed
+  // call; its backtrace would bury that line (and the harness's report of where the rank was).
+  // The user's own UCX_HANDLE_ERRORS wins. (UCS reads its global options when it is loaded,
+  // so this is set through its API, not the environment.)
+  if (!std::getenv("UCX_HANDLE_ERRORS")) ucs_global_opts_set_value("HANDLE_ERRORS", "none");
   ucp_config_t* config = nullptr;
   check(ucp_config_read(nullptr, nullptr, &config), "ucp_config_read");
   ucp_params_t params{};
