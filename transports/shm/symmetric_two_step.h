@@ -11,8 +11,8 @@
 //           stopped reading my input (the caller may overwrite both).
 //
 // Per rank, at N ranks and n bytes: reads of block r of all N inputs (n) and writes of block r
-// into all N outputs (n), against the roofline bound's (N+1)/N n + 2(N-1)/N n (which reads the
-// reduced block back from memory; this hands it on from the cache).
+// into all N outputs (n), the least any all-reduce can move (harness/roofline.h): the reduced
+// block goes on from the cache, never read back from memory.
 // In place is safe: rank q's block r is read and written by its owner r alone (my own block of
 // my buffer, by me), so no read of an input can see a result. Each block is reduced once, by
 // its owner, so every rank has the same bits.
