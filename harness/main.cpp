@@ -3,6 +3,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <string>
 #include <string_view>
 
 #include "algorithms/errors.h"
@@ -11,6 +12,7 @@
 #include "harness/errors.h"
 #include "harness/explain.h"
 #include "harness/fit_command.h"
+#include "harness/launched_errors.h"
 #include "harness/model.h"
 #include "harness/plot_command.h"
 #include "harness/sim_command.h"
@@ -23,8 +25,10 @@ namespace arlab {
 namespace {
 
 int bench_main(int argc, char** argv) {
-  const BenchOptions options = parse_bench_options(argc, argv);  // before MPI: bad input never hangs
+  BenchOptions options;
+  const std::string parse_error = usage_error_of([&] { options = parse_bench_options(argc, argv); });
   auto bootstrap = make_mpi_bootstrap(&argc, &argv);
+  if (agree_on_usage_errors(*bootstrap, "bench", parse_error)) return 2;
   Watchdog& watchdog = Watchdog::instance();
   watchdog.set_timeout(options.timeout_s);
   watchdog.arm("rank " + std::to_string(bootstrap->rank()) + " on " + bootstrap->hostname());
@@ -73,11 +77,7 @@ const Subcommand kSubcommands[] = {
 };
 
 // Under a launcher every rank runs the same parser; only the first prints the error.
-bool is_first_rank() {
-  for (const char* var : {"OMPI_COMM_WORLD_RANK", "PMIX_RANK", "PMI_RANK", "SLURM_PROCID"})
-    if (const char* v = std::getenv(var)) return std::atoi(v) == 0;
-  return true;
-}
+bool is_first_rank() { return launcher_rank() <= 0; }
 
 void usage() {
   std::printf("usage: arlab <command> [options]   (arlab <command> --help for its options)\n\ncommands:\n");

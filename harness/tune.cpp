@@ -18,6 +18,7 @@
 #include "harness/devices.h"
 #include "harness/least_squares.h"
 #include "harness/cli.h"
+#include "harness/launched_errors.h"
 #include "harness/tuning.h"
 #include "transports/bootstrap.h"
 #include "transports/registry.h"
@@ -62,8 +63,14 @@ int run_tune(int argc, char** argv) {
   CLI::App app{"arlab tune: measure alpha, beta and gamma for `auto` (run under mpirun with >= 2 ranks)", "arlab tune"};
   app.add_option("-t,--transport", transport_name, "transport to measure")->capture_default_str();
   app.add_option("-o,--output", output, "where to save (default results/tuning/<host>.json)");
-  parse_flags(app, argc, argv);
+  const std::string parse_error = usage_error_of([&] {
+    parse_flags(app, argc, argv);
+    const TransportInfo* info = find_transport(transport_name);
+    if (!info) throw UsageError("-t: unknown transport '" + transport_name + "' (accepted: " + transport_names() + ")");
+    if (!info->make) throw UsageError("-t " + transport_name + ": " + std::string(info->unavailable_reason));
+  });
   auto boot = make_mpi_bootstrap(&argc, &argv);
+  if (agree_on_usage_errors(*boot, "tune", parse_error)) return 2;
   if (boot->size() < 2) throw UsageError("needs at least 2 ranks to measure message costs (run it under mpirun -np 2)");
   auto transport = make_transport(transport_name);
 

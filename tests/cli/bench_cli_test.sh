@@ -50,6 +50,15 @@ expect_usage_error "explain bad N" "-N: between 1 and 65536" "$arlab" explain -N
 # (-q: mpirun's own notice about the non-zero exit is not arlab's to print).
 expect_usage_error "bad input under mpirun -np 3" "-e: '12Q' is not a size" \
   mpirun -q --oversubscribe -np 3 "$arlab" bench -e 12Q
+# Input only one rank rejects (its own environment): rank 0 names that rank, all exit 2.
+cat >"$work/rank1-bad-timeout.sh" <<EOF
+#!/bin/sh
+[ "\$OMPI_COMM_WORLD_RANK" = 1 ] && export ARLAB_TIMEOUT=soon
+exec "$arlab" bench -e 1K -a ring
+EOF
+chmod +x "$work/rank1-bad-timeout.sh"
+expect_usage_error "bad input on rank 1 only under mpirun -np 3" "rank 1: ARLAB_TIMEOUT: 'soon' is not a number" \
+  mpirun -q --oversubscribe -np 3 "$work/rank1-bad-timeout.sh"
 
 # GPU flags. Without a GPU (CI): one line and exit 2, on every rank, never a hang.
 expect_usage_error "unknown device" "--device: unknown device 'tpu' (accepted: host, cuda)" "$arlab" bench --device tpu
@@ -166,6 +175,8 @@ echo '{"schema": "arlab.tuning.v1", "alpha_s": "fast"}' >"$work/bad-tuning.json"
 expect_usage_error "malformed tuning file" "bad-tuning.json: unreadable tuning file" \
   "$arlab" bench -a auto -e 8 --tuning "$work/bad-tuning.json"
 expect_usage_error "tune on one rank" "needs at least 2 ranks" "$arlab" tune -o "$work/t.json"
+expect_usage_error "tune: unknown transport under mpirun -np 2" "-t: unknown transport 'tcp'" \
+  mpirun -q --oversubscribe -np 2 "$arlab" tune -t tcp -o "$work/t.json"
 
 # arlab model: the seed's example checked; bad input one line.
 if "$arlab" model --seed-example >"$work/model" 2>&1 && grep -q "T_compute = 0.300 s" "$work/model" &&
