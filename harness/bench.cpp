@@ -4,6 +4,7 @@
 // --device (host memory, or the GPU of each rank's local rank).
 #include "harness/bench.h"
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -11,6 +12,8 @@
 #include <unistd.h>
 #include <map>
 #include <set>
+#include <string>
+#include <vector>
 
 #include "algorithms/reducers.h"
 #include "arlab_config.h"
@@ -18,6 +21,7 @@
 #include "harness/collective.h"
 #include "harness/devices.h"
 #include "harness/errors.h"
+#include "harness/machine_cores.h"
 #include "harness/reporters.h"
 #include "harness/roofline.h"
 #include "harness/sizes.h"
@@ -61,10 +65,12 @@ class BenchRun {
     machine_.alpha = boot.max(machine_.alpha);
     machine_.beta = boot.max(machine_.beta);
     machine_.gamma = boot.max(machine_.gamma);
-    IdlePoll::set_cores_shared(cores_shared(boot.local_size()));
+    cores_ = machine_cores(boot);
+    IdlePoll::set_cores_shared(cores_.shared());
     // Nodes: --ranks-per-node, or what the launcher says (ranks sharing memory); the largest
     // node's size on every rank, so all agree even when the last node is smaller.
     ranks_per_node_ = o.ranks_per_node > 0 ? o.ranks_per_node : static_cast<int>(boot.max(boot.local_size()));
+    use_measured_times();
     const size_t bytes = std::max<uint64_t>(o.max_bytes, elem_);
     agree(memory_shortfall(bytes));
     // --offset shifts the input and output off the allocation's alignment, on purpose.
@@ -142,12 +148,19 @@ class BenchRun {
   }
 
  private:
-  // Whether this node's ranks outnumber its cores (Slurm's count where it gives one): then
-  // waiting ranks yield at once.
-  static bool cores_shared(int local_ranks) {
-    long cores = sysconf(_SC_NPROCESSORS_ONLN);
-    if (const char* slurm = std::getenv("SLURM_CPUS_ON_NODE")) cores = std::min(cores, std::atol(slurm));
-    return cores < 1 || local_ranks > cores;
+  // auto's measured times: rank 0's on every rank (all choose alike), kept only where they
+  // were taken on this transport and world shape.
+  void use_measured_times() {
+    const std::string rank0 = boot_.gather_strings(measured_times_json(machine_.measured))[0];
+    machine_.measured = measured_times_from_json(rank0, machine_.source);
+    if (machine_.measured.empty()) return;
+    const std::string why = measured_times_mismatch(machine_.measured, o_.transport, boot_.size(), ranks_per_node_);
+    if (why.empty()) {
+      machine_.source += "; auto picks by the times measured there (after the shared-memory paths)";
+    } else {
+      machine_.source += "; its measured times not used (" + why + ")";
+      machine_.measured = {};
+    }
   }
 
   // The table first, then the files (rank 0 has them all; the other ranks none).
@@ -385,6 +398,7 @@ class BenchRun {
     m.beta = machine_.beta;
     m.gamma = machine_.gamma;
     m.tuning_source = machine_.source;
+    m.cores = cores_.describe();
     m.environment = library_environment();
     if (o_.roofline) m.roofline = roofline_description(boot_.local_size(), nnodes_, link_rate_, link_measured_);
     m.repeats = o_.repeats;
@@ -399,6 +413,7 @@ class BenchRun {
   size_t elem_ = 4;
   MachineParams machine_;
   int ranks_per_node_ = 0;
+  MachineCores cores_;  // how the ranks share this rank's machine
   DeviceBuffer input_, output_, expected_;
   SymmetricBuffer symmetric_input_, symmetric_output_;  // --symmetric: input and output here instead
   char* input_base_ = nullptr;

@@ -60,7 +60,8 @@ const std::vector<BaselineInfo>& baselines();
 void check_lockstep(bool lockstep, const Transport& transport);
 bool is_known_algorithm(std::string_view name);  // a generator, a baseline or auto
 
-// The scheduled algorithm with the lowest modelled time for n bytes on N ranks.
+// The scheduled algorithm with the least measured time for n bytes (machine.measured, where
+// the run kept it: the same transport and world shape), else the lowest modelled time.
 // With several nodes (0 < ranks_per_node < N) hier competes too, with each flat algorithm
 // between nodes. Returns the algorithm and, for hier, its inter-node algorithm.
 struct AutoChoice {

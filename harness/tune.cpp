@@ -8,6 +8,7 @@
 // ping-pong latency and bandwidth and the reducer's speed are measured and saved alongside.
 #include "harness/tune.h"
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <vector>
@@ -19,6 +20,7 @@
 #include "harness/least_squares.h"
 #include "harness/cli.h"
 #include "harness/launched_errors.h"
+#include "harness/sizes.h"
 #include "harness/tuning.h"
 #include "transports/bootstrap.h"
 #include "transports/registry.h"
@@ -56,6 +58,16 @@ double one_way_seconds(Transport& t, size_t bytes, int iterations) {
   return seconds_since(t0) / iterations / 2;
 }
 
+constexpr uint64_t kLargestTimed = 16u << 20;  // 8 B, 64 B, ... 16 MiB
+
+// The flat algorithms, and hier between nodes of several ranks (with each flat one between them).
+std::vector<std::string> tuned_algorithms(int nranks, int ranks_per_node) {
+  std::vector<std::string> names = {"ring", "rd", "rabenseifner", "tree"};
+  if (ranks_per_node > 1 && ranks_per_node < nranks && nranks % ranks_per_node == 0)
+    for (const char* inter : {"ring", "rd", "rabenseifner", "tree"}) names.push_back(std::string("hier/") + inter);
+  return names;
+}
+
 }  // namespace
 
 int run_tune(int argc, char** argv) {
@@ -72,7 +84,11 @@ int run_tune(int argc, char** argv) {
   auto boot = make_mpi_bootstrap(&argc, &argv);
   if (agree_on_usage_errors(*boot, "tune", parse_error)) return 2;
   if (boot->size() < 2) throw UsageError("needs at least 2 ranks to measure message costs (run it under mpirun -np 2)");
-  auto transport = make_transport(transport_name);
+  const auto host = make_host_device();
+  TransportContext context;
+  context.bootstrap = boot.get();
+  context.device = host.get();
+  auto transport = make_transport(transport_name, context);
 
   const size_t large = 4u << 20;
   const double latency = boot->max(one_way_seconds(*transport, 8, 2000));
@@ -88,26 +104,40 @@ int run_tune(int argc, char** argv) {
   }
   const double reduce_seconds_per_byte = boot->max(best) / large;
 
-  // Time the algorithms themselves and fit the model to them.
+  // Time the algorithms themselves (kept for auto's choice at this shape) and fit the model
+  // to the flat ones' times at up to 4 MiB.
   std::vector<Observation> observations;
   const TransportLookup lookup = [&](std::string_view) -> Transport& { return *transport; };
-  const auto host = make_host_device();
-  for (const char* name : {"ring", "rd", "rabenseifner", "tree"})
-    for (uint64_t bytes : {uint64_t{8}, uint64_t{4} << 10, uint64_t{64} << 10, uint64_t{1} << 20, uint64_t{4} << 20}) {
-      AllreduceSpec spec{name, DataType::Float32, RedOp::Sum, bytes / 4, 0, 0};
+  MachineParams p;
+  MeasuredTimes& measured = p.measured;
+  measured.transport = transport_name;
+  measured.nranks = boot->size();
+  measured.ranks_per_node = static_cast<int>(boot->max(boot->local_size()));
+  for (uint64_t bytes = 8; bytes <= kLargestTimed; bytes *= 8) measured.sizes.push_back(static_cast<double>(bytes));
+  for (const std::string& name : tuned_algorithms(measured.nranks, measured.ranks_per_node))
+    for (const double size : measured.sizes) {
+      const auto bytes = static_cast<uint64_t>(size);
+      AllreduceSpec spec{name.substr(0, name.find('/')), DataType::Float32, RedOp::Sum, bytes / 4, 0, measured.ranks_per_node};
+      if (name.find('/') != std::string::npos) spec.inter = name.substr(name.find('/') + 1);
       auto c = make_collective(spec, *transport, *host, lookup);
       std::vector<char> in(bytes), out(bytes);
-      const int iterations = bytes <= (64u << 10) ? 50 : 10;
+      const int iterations = bytes <= (64u << 10) ? 50 : bytes <= (2u << 20) ? 10 : 4;
       for (int i = 0; i < 3; ++i) c->run(in.data(), out.data());
-      boot->barrier();
-      const auto t0 = std::chrono::steady_clock::now();
-      for (int i = 0; i < iterations; ++i) c->run(in.data(), out.data());
-      const double seconds = boot->max(seconds_since(t0) / iterations);
+      // The best of three timed runs (the slowest rank's average in each): noise only slows.
+      double seconds = 0;
+      for (int run = 0; run < 3; ++run) {
+        boot->barrier();
+        const auto t0 = std::chrono::steady_clock::now();
+        for (int i = 0; i < iterations; ++i) c->run(in.data(), out.data());
+        const double t = boot->max(seconds_since(t0) / iterations);
+        seconds = run == 0 ? t : std::min(seconds, t);
+      }
+      measured.seconds[name].push_back(seconds);
+      if (spec.algorithm == "hier" || bytes > (4u << 20)) continue;
       const CostCounts counts = find_algorithm(name)->closed_form({boot->size(), static_cast<double>(bytes)});
       observations.push_back({{counts.rounds, counts.bytes_sent, counts.bytes_reduced}, seconds});
     }
   const auto fitted = fit_nonnegative(observations);
-  MachineParams p;
   // A parameter the fit could not separate keeps the direct measurement.
   p.alpha = fitted[0] > 0 ? fitted[0] : latency;
   p.beta = fitted[1] > 0 ? fitted[1] : std::max(large_one_way - latency, 1e-12) / large;
@@ -115,8 +145,9 @@ int run_tune(int argc, char** argv) {
   if (boot->rank() == 0) {
     const std::string path = output.empty() ? default_tuning_path(boot->hostname()) : output;
     const std::string how = "arlab tune -t " + transport_name + " on " + std::to_string(boot->size()) +
-                            " ranks: ring, rd, rabenseifner, tree timed at 8 B .. 4 MiB, alpha / beta / gamma fitted to "
-                            "their closed-form counts; ping-pong latency " + std::to_string(latency * 1e6) +
+                            " ranks: ring, rd, rabenseifner, tree (and hier between nodes) timed at 8 B .. 16 MiB "
+                            "(\"measured\", auto's choice at this shape); alpha / beta / gamma fitted to the flat ones' "
+                            "closed-form counts up to 4 MiB; ping-pong latency " + std::to_string(latency * 1e6) +
                             " us, 4 MiB one-way " + std::to_string(large_one_way * 1e6) + " us, float32 sum reducer " +
                             std::to_string(1e-9 / reduce_seconds_per_byte) + " GB/s";
     save_tuning(path, p, how);
@@ -124,7 +155,11 @@ int run_tune(int argc, char** argv) {
     std::printf("alpha %.3g s (%.2f us per round; ping-pong latency %.2f us)\n", p.alpha, p.alpha * 1e6, latency * 1e6);
     std::printf("beta  %.3g s/B (%.2f GB/s)\ngamma %.3g s/B (%.2f GB/s reduced)\n", p.beta, 1e-9 / p.beta, p.gamma,
                 1e-9 / p.gamma);
-    std::printf("saved to %s\n", path.c_str());
+    std::printf("fastest measured (auto's pick on -t %s at N = %d, %d per node):", transport_name.c_str(), measured.nranks,
+                measured.ranks_per_node);
+    for (const double size : measured.sizes)
+      std::printf(" %s %s", format_size(static_cast<uint64_t>(size)).c_str(), fastest_measured(measured, size).c_str());
+    std::printf("\nsaved to %s\n", path.c_str());
   }
   return 0;
 }

@@ -4,10 +4,50 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 
+#include "algorithms/registry.h"
 #include "harness/errors.h"
 #include "harness/reporters.h"
 
 namespace arlab {
+namespace {
+
+nlohmann::json to_json(const MeasuredTimes& t) {
+  if (t.empty()) return nullptr;
+  return {{"transport", t.transport}, {"nranks", t.nranks}, {"ranks_per_node", t.ranks_per_node},
+          {"sizes", t.sizes}, {"seconds", t.seconds}};
+}
+
+// Throws nlohmann's exceptions for a wrong shape, UsageError for wrong values.
+MeasuredTimes measured_from(const nlohmann::json& j, const std::string& path) {
+  MeasuredTimes t;
+  if (j.is_null()) return t;
+  t.transport = j.at("transport").get<std::string>();
+  t.nranks = j.at("nranks").get<int>();
+  t.ranks_per_node = j.at("ranks_per_node").get<int>();
+  t.sizes = j.at("sizes").get<std::vector<double>>();
+  t.seconds = j.at("seconds").get<std::map<std::string, std::vector<double>>>();
+  try {
+    check_measured_times(t);
+  } catch (const std::invalid_argument& e) {
+    throw UsageError(path + ": " + e.what());
+  }
+  for (const auto& [name, times] : t.seconds)
+    if (!find_algorithm(name.substr(0, name.find('/'))))
+      throw UsageError(path + ": measured times of an unknown algorithm '" + name + "'");
+  return t;
+}
+
+}  // namespace
+
+std::string measured_times_json(const MeasuredTimes& times) { return to_json(times).dump(); }
+
+MeasuredTimes measured_times_from_json(const std::string& text, const std::string& path) {
+  try {
+    return measured_from(nlohmann::json::parse(text), path);
+  } catch (const nlohmann::json::exception& e) {
+    throw UsageError(path + ": unreadable measured times (" + std::string(e.what()) + ")");
+  }
+}
 
 std::string default_tuning_path(const std::string& hostname) { return "results/tuning/" + hostname + ".json"; }
 
@@ -22,6 +62,7 @@ MachineParams load_tuning(const std::string& path) {
     p.beta = doc.at("beta_s_per_byte").get<double>();
     p.gamma = doc.at("gamma_s_per_byte").get<double>();
     if (!(p.alpha > 0 && p.beta > 0 && p.gamma > 0)) throw UsageError(path + ": alpha, beta and gamma must be positive");
+    if (doc.contains("measured")) p.measured = measured_from(doc.at("measured"), path);
     p.source = path;
   } catch (const nlohmann::json::exception& e) {
     throw UsageError(path + ": unreadable tuning file (" + std::string(e.what()) + ")");
@@ -32,8 +73,9 @@ MachineParams load_tuning(const std::string& path) {
 void save_tuning(const std::string& path, const MachineParams& p, const std::string& details) {
   const std::filesystem::path file(path);
   if (file.has_parent_path()) std::filesystem::create_directories(file.parent_path());
-  const nlohmann::json doc = {{"schema", "arlab.tuning.v1"}, {"alpha_s", p.alpha}, {"beta_s_per_byte", p.beta},
+  nlohmann::json doc = {{"schema", "arlab.tuning.v1"}, {"alpha_s", p.alpha}, {"beta_s_per_byte", p.beta},
                               {"gamma_s_per_byte", p.gamma}, {"how", details}};
+  if (!p.measured.empty()) doc["measured"] = to_json(p.measured);
   write_file_atomically(path, doc.dump(1) + "\n");
 }
 

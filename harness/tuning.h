@@ -6,6 +6,8 @@
 
 #include <string>
 
+#include "harness/measured_times.h"
+
 namespace arlab {
 
 struct MachineParams {
@@ -13,12 +15,17 @@ struct MachineParams {
   double beta = 1.0 / 5e9;    // 5 GB/s
   double gamma = 1.0 / 10e9;  // 10 GB/s of reduction
   std::string source = "built-in defaults";
+  // What `arlab tune` timed; where it applies, auto picks by it (harness/measured_times.h).
+  MeasuredTimes measured;
 };
 
 std::string default_tuning_path(const std::string& hostname);  // results/tuning/<host>.json
 
 // Reads a tuning file; a missing file gives the defaults, a malformed one throws UsageError.
 MachineParams load_tuning(const std::string& path);
+// The measured times as JSON text and back (rank 0's go to every rank, so all choose alike).
+std::string measured_times_json(const MeasuredTimes& times);
+MeasuredTimes measured_times_from_json(const std::string& text, const std::string& path);
 void save_tuning(const std::string& path, const MachineParams& params, const std::string& details);
 
 }  // namespace arlab

@@ -171,6 +171,33 @@ if timeout 300 mpirun --oversubscribe -np 2 "$arlab" tune -o "$work/tuning.json"
 else
   fail "tune / auto: $(tail -5 "$work/out")"
 fi
+# The file keeps every algorithm's measured times; at the sizes tune timed, auto runs the
+# fastest of them there (on the transport and world shape they were taken on, and only there).
+if timeout 300 mpirun --oversubscribe -np 2 "$arlab" bench -a auto -b 8 -e 16M -f 8 -n 2 -w 1 -c 0 \
+    --tuning "$work/tuning.json" >"$work/out" 2>&1 &&
+  grep -q "auto picks by the times measured there" "$work/out" &&
+  python3 - "$work/tuning.json" "$work/out" <<'EOF'
+import json, re, sys
+m = json.load(open(sys.argv[1]))["measured"]
+assert m["transport"] == "mpi" and m["nranks"] == 2 and len(m["sizes"]) == 8, m
+picked = dict(re.findall(r"^\s+(\d+)\s.*<- (\S+)$", open(sys.argv[2]).read(), re.M))
+assert len(picked) == 8, picked
+for i, size in enumerate(m["sizes"]):
+    fastest = min(m["seconds"], key=lambda a: m["seconds"][a][i])
+    assert picked[str(int(size))] == fastest, (size, picked[str(int(size))], fastest)
+EOF
+then
+  pass "auto runs the fastest measured algorithm at each size tune timed"
+else
+  fail "auto by measured times: $(tail -5 "$work/out")"
+fi
+if timeout 300 mpirun --oversubscribe -np 3 "$arlab" bench -a auto -b 8 -e 8 -n 2 -w 1 --tuning "$work/tuning.json" \
+    >"$work/out" 2>&1 &&
+  grep -q "its measured times not used (measured on -t mpi at N = 2, 2 per node; this run is -t mpi at N = 3" "$work/out"; then
+  pass "measured times of another world shape are not used, and the header says why"
+else
+  fail "measured times at another N: $(grep auto "$work/out" | head -3)"
+fi
 echo '{"schema": "arlab.tuning.v1", "alpha_s": "fast"}' >"$work/bad-tuning.json"
 expect_usage_error "malformed tuning file" "bad-tuning.json: unreadable tuning file" \
   "$arlab" bench -a auto -e 8 --tuning "$work/bad-tuning.json"

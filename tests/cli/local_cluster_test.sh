@@ -60,12 +60,14 @@ m = doc["metadata"]
 assert doc["complete"], "incomplete"
 assert m["nranks"] == 4 and m["nnodes"] == 2 and sorted(set(m["hosts"])) == ["n1", "n2"], m["hosts"]
 assert m["ranks_per_node"] == 2, m["ranks_per_node"]
+# Two ranks per Slurm node, but both nodes are namespaces of this machine: its cores serve four.
+assert m["cores"].startswith("4 rank(s) on this machine's"), m["cores"]
 assert m["slurm_job_id"], "no SLURM_JOB_ID"
 assert all(r["wrong"] == 0 for r in doc["results"]), "wrong results"
 assert {r["algorithm"] for r in doc["results"]} == {"ring", "hier", "mpi"}
 PY
 then
-  pass "srun --mpi=pmix -N 2 -n 4 arlab bench: hosts n1 and n2, 2 ranks per node, every result right"
+  pass "srun --mpi=pmix -N 2 -n 4 arlab bench: hosts n1 and n2, 2 ranks per node (4 on this machine's cores), every result right"
 else
   fail "srun bench: $(tail -5 "$work/srun.out")"
 fi

@@ -1,0 +1,23 @@
+// How a run's ranks share the cores of the machines they run on. "Machine" means kernel: ranks
+// with the same boot id, so the nodes of jobs/local-cluster (network namespaces of one host)
+// or containers on one host count as the one machine whose cores they share, which the
+// launcher's notion of a node (MPI_COMM_TYPE_SHARED) does not see.
+#pragma once
+
+#include <string>
+
+#include "transports/bootstrap.h"
+
+namespace arlab {
+
+struct MachineCores {
+  int ranks = 1;   // ranks on this rank's machine, this one included
+  long cores = 1;  // its online cores, or Slurm's SLURM_CPUS_ON_NODE where smaller
+  bool shared() const { return cores < 1 || ranks > cores; }  // then waiting ranks yield at once
+  std::string describe() const;  // "4 rank(s) on this machine's 2 core(s), more ranks than cores: ..."
+};
+
+// Collective: every rank gives its boot id (its hostname where /proc has none).
+MachineCores machine_cores(Bootstrap& boot);
+
+}  // namespace arlab
