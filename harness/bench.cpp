@@ -60,17 +60,14 @@ class BenchRun {
                        (o.transport == "mpi" ? "this MPI is not CUDA-aware" : "no GPU support") +
                        "); with --device cuda use -t nccl");
     elem_ = info(o.type).size;
-    // auto must choose the same on every rank: each loads its host's file, all take the maxima.
-    machine_ = load_tuning(o.tuning_path.empty() ? default_tuning_path(boot.hostname()) : o.tuning_path);
-    machine_.alpha = boot.max(machine_.alpha);
-    machine_.beta = boot.max(machine_.beta);
-    machine_.gamma = boot.max(machine_.gamma);
     cores_ = machine_cores(boot);
     IdlePoll::set_cores_shared(cores_.shared());
     // Nodes: --ranks-per-node, or what the launcher says (ranks sharing memory); the largest
     // node's size on every rank, so all agree even when the last node is smaller.
     ranks_per_node_ = o.ranks_per_node > 0 ? o.ranks_per_node : static_cast<int>(boot.max(boot.local_size()));
-    use_measured_times();
+    // auto must choose the same on every rank: each loads its host's file, then all agree.
+    machine_ = load_tuning(o.tuning_path.empty() ? default_tuning_path(boot.hostname()) : o.tuning_path);
+    agree_on_tuning(machine_, boot, o.transport, ranks_per_node_);
     const size_t bytes = std::max<uint64_t>(o.max_bytes, elem_);
     agree(memory_shortfall(bytes));
     // --offset shifts the input and output off the allocation's alignment, on purpose.
@@ -148,21 +145,6 @@ class BenchRun {
   }
 
  private:
-  // auto's measured times: rank 0's on every rank (all choose alike), kept only where they
-  // were taken on this transport and world shape.
-  void use_measured_times() {
-    const std::string rank0 = boot_.gather_strings(measured_times_json(machine_.measured))[0];
-    machine_.measured = measured_times_from_json(rank0, machine_.source);
-    if (machine_.measured.empty()) return;
-    const std::string why = measured_times_mismatch(machine_.measured, o_.transport, boot_.size(), ranks_per_node_);
-    if (why.empty()) {
-      machine_.source += "; auto picks by the times measured there (after the shared-memory paths)";
-    } else {
-      machine_.source += "; its measured times not used (" + why + ")";
-      machine_.measured = {};
-    }
-  }
-
   // The table first, then the files (rank 0 has them all; the other ranks none).
   std::vector<Reporter*> all_reporters() {
     std::vector<Reporter*> all = file_reporters();

@@ -49,6 +49,21 @@ MeasuredTimes measured_times_from_json(const std::string& text, const std::strin
   }
 }
 
+void agree_on_tuning(MachineParams& p, Bootstrap& boot, const std::string& transport, int ranks_per_node) {
+  p.alpha = boot.max(p.alpha);
+  p.beta = boot.max(p.beta);
+  p.gamma = boot.max(p.gamma);
+  p.measured = measured_times_from_json(boot.gather_strings(measured_times_json(p.measured))[0], p.source);
+  if (p.measured.empty()) return;
+  const std::string why = measured_times_mismatch(p.measured, transport, boot.size(), ranks_per_node);
+  if (why.empty()) {
+    p.source += "; auto picks by the times measured there (after the shared-memory paths)";
+  } else {
+    p.source += "; its measured times not used (" + why + ")";
+    p.measured = {};
+  }
+}
+
 std::string default_tuning_path(const std::string& hostname) { return "results/tuning/" + hostname + ".json"; }
 
 MachineParams load_tuning(const std::string& path) {

@@ -7,6 +7,7 @@
 #include <string>
 
 #include "harness/measured_times.h"
+#include "transports/bootstrap.h"
 
 namespace arlab {
 
@@ -23,6 +24,10 @@ std::string default_tuning_path(const std::string& hostname);  // results/tuning
 
 // Reads a tuning file; a missing file gives the defaults, a malformed one throws UsageError.
 MachineParams load_tuning(const std::string& path);
+// Every rank takes the maxima of alpha, beta and gamma over ranks and rank 0's measured
+// times, kept only where they were taken on this transport and world shape (else dropped,
+// and `source` says why): then all ranks choose alike. Collective.
+void agree_on_tuning(MachineParams& params, Bootstrap& boot, const std::string& transport, int ranks_per_node);
 // The measured times as JSON text and back (rank 0's go to every rank, so all choose alike).
 std::string measured_times_json(const MeasuredTimes& times);
 MeasuredTimes measured_times_from_json(const std::string& text, const std::string& path);

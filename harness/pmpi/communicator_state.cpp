@@ -27,12 +27,10 @@ CommunicatorState::CommunicatorState(MPI_Comm comm, const InterposeConfig& confi
     transport_.reset();
     return;
   }
-  // What `auto` chooses with must be equal on every rank: the maxima, as in `arlab bench`.
-  machine_ = load_tuning(default_tuning_path(boot_->hostname()));
-  machine_.alpha = boot_->max(machine_.alpha);
-  machine_.beta = boot_->max(machine_.beta);
-  machine_.gamma = boot_->max(machine_.gamma);
+  // What `auto` chooses with must be equal on every rank, as in `arlab bench`.
   ranks_per_node_ = static_cast<int>(boot_->max(boot_->local_size()));
+  machine_ = load_tuning(default_tuning_path(boot_->hostname()));
+  agree_on_tuning(machine_, *boot_, config.transport, ranks_per_node_);
 }
 
 CommunicatorState::~CommunicatorState() {
