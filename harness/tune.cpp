@@ -1,11 +1,13 @@
-// `arlab tune` (under mpirun / srun, at least 2 ranks): measures the model parameters that
-// `auto` chooses with and saves them to results/tuning/<host>.json.
+// `arlab tune` (under mpirun / srun, at least 2 ranks): measures what `auto` chooses with and
+// saves it to results/tuning/<host>.json.
 //
 // The lab's own algorithms are timed at several sizes on this world, and alpha, beta and
 // gamma are fitted (non-negative least squares on relative errors) to those times against
 // each algorithm's closed-form counts: so alpha includes the executor's cost per step, not
 // only the wire's, and the parameters describe what auto will actually run. The raw
 // ping-pong latency and bandwidth and the reducer's speed are measured and saved alongside.
+// The times themselves are saved too ("measured"): on the same transport and world shape
+// `auto` picks by them rather than by the model (harness/measured_times.h).
 #include "harness/tune.h"
 
 #include <algorithm>
