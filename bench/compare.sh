@@ -2,7 +2,7 @@
 # arlab `auto` against the MPI library's own MPI_Allreduce, side by side in one run, with the
 # hardware's bound: the tables and the plot of the README's performance section.
 #
-#   bench/compare.sh [-n RANKS] [-t TRANSPORT] [-b MIN] [-e MAX] [-r REPEATS] [-o DIR]
+#   bench/compare.sh [-n RANKS] [-t TRANSPORT] [-b MIN] [-e MAX] [-r REPEATS] [-o DIR] [--tune]
 #                    [--launcher "srun -N4 --ntasks-per-node=2"] [-- more bench flags]
 #
 # One `arlab bench -a auto,mpi --roofline -r REPEATS` run: every size times both algorithms on
@@ -11,10 +11,12 @@
 #   table.txt    the bench tables           results.csv, results.json   every number
 #   compare.md   side by side, and each performance target met or not (bench/compare.py)
 #   busbw.png    busbw against size for auto, mpi and the roofline
-#   command.txt  the command line that made them
+#   command.txt  the command lines that made them
+#   tuning.json  with --tune: `arlab tune` on the same launcher and transport first, so that
+#                auto picks by the times measured there (README, "arlab tune and auto")
 set -euo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
-ranks=2 transport=shm min=8 max=64M repeats=5 dir="" launcher=""
+ranks=2 transport=shm min=8 max=64M repeats=5 dir="" launcher="" tune=0
 extra=()
 usage() { sed -n '4,6p' "$0" | sed 's/^# *//' >&2; exit 2; }
 while [ $# -gt 0 ]; do
@@ -26,9 +28,10 @@ while [ $# -gt 0 ]; do
     -r) repeats=${2:?-r needs a count}; shift 2 ;;
     -o) dir=${2:?-o needs a directory}; shift 2 ;;
     --launcher) launcher=${2:?--launcher needs a command}; shift 2 ;;
+    --tune) tune=1; shift ;;
     --) shift; extra=("$@"); break ;;
     -h|--help) usage ;;
-    *) echo "compare.sh: unknown option '$1' (accepted: -n -t -b -e -r -o --launcher, then -- and bench flags)" >&2; exit 2 ;;
+    *) echo "compare.sh: unknown option '$1' (accepted: -n -t -b -e -r -o --tune --launcher, then -- and bench flags)" >&2; exit 2 ;;
   esac
 done
 [[ "$ranks" =~ ^[1-9][0-9]*$ ]] || { echo "compare.sh: -n $ranks: a positive number of ranks" >&2; exit 2; }
@@ -45,9 +48,16 @@ fi
 dir=${dir:-$here/results/compare/$(date -u +%Y%m%dT%H%M%SZ)-N$ranks-$transport}
 mkdir -p "$dir"
 
+: > "$dir/command.txt"
+if [ "$tune" = 1 ]; then
+  tune_command=($launcher "$arlab" tune -t "$transport" -o "$dir/tuning.json")
+  echo "${tune_command[*]}" >> "$dir/command.txt"
+  "${tune_command[@]}" || { echo "compare.sh: arlab tune failed; nothing compared" >&2; exit 1; }
+  extra+=(--tuning "$dir/tuning.json")
+fi
 command=($launcher "$arlab" bench -a auto,mpi -t "$transport" -b "$min" -e "$max" -f 2 -r "$repeats" --roofline
          --csv "$dir/results.csv" --json "$dir/results.json" "${extra[@]}")
-echo "${command[*]}" > "$dir/command.txt"
+echo "${command[*]}" >> "$dir/command.txt"
 # The bench's status counts: a wrong result fails the comparison, but what was measured stays.
 status=0
 "${command[@]}" | tee "$dir/table.txt" || status=$?

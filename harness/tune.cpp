@@ -60,6 +60,32 @@ double one_way_seconds(Transport& t, size_t bytes, int iterations) {
   return seconds_since(t0) / iterations / 2;
 }
 
+// The best of three timed runs of `iterations` calls after three untimed ones (the slowest
+// rank's average in each): noise only slows.
+double best_seconds(Collective& c, Bootstrap& boot, uint64_t bytes, int iterations) {
+  std::vector<char> in(bytes), out(bytes);
+  for (int i = 0; i < 3; ++i) c.run(in.data(), out.data());
+  double seconds = 0;
+  for (int run = 0; run < 3; ++run) {
+    boot.barrier();
+    const auto t0 = std::chrono::steady_clock::now();
+    for (int i = 0; i < iterations; ++i) c.run(in.data(), out.data());
+    const double t = boot.max(seconds_since(t0) / iterations);
+    seconds = run == 0 ? t : std::min(seconds, t);
+  }
+  return seconds;
+}
+
+// One-way time of a message of `bytes` on a one-sided transport (writes and signals, no
+// ping-pong): recursive doubling's time per round, each round one message each way at once
+// (and, for large messages, a reduce of it too: an upper bound).
+double one_way_by_exchange(Transport& t, Bootstrap& boot, Device& device, uint64_t bytes) {
+  const AllreduceSpec spec{"rd", DataType::Float32, RedOp::Sum, bytes / 4, 0, 0};
+  auto c = make_collective(spec, t, device, [&t](std::string_view) -> Transport& { return t; });
+  const double rounds = find_algorithm("rd")->closed_form({boot.size(), static_cast<double>(bytes)}).rounds;
+  return best_seconds(*c, boot, bytes, bytes <= 4096 ? 200 : 10) / std::max(1.0, rounds);
+}
+
 constexpr uint64_t kLargestTimed = 16u << 20;  // 8 B, 64 B, ... 16 MiB
 
 // The flat algorithms, and hier between nodes of several ranks (with each flat one between them).
@@ -93,8 +119,12 @@ int run_tune(int argc, char** argv) {
   auto transport = make_transport(transport_name, context);
 
   const size_t large = 4u << 20;
-  const double latency = boot->max(one_way_seconds(*transport, 8, 2000));
-  const double large_one_way = boot->max(one_way_seconds(*transport, large, 20));
+  const bool one_sided = transport->capabilities().one_sided;
+  const double latency = one_sided ? one_way_by_exchange(*transport, *boot, *host, 8)
+                                   : boot->max(one_way_seconds(*transport, 8, 2000));
+  const double large_one_way = one_sided ? one_way_by_exchange(*transport, *boot, *host, large)
+                                         : boot->max(one_way_seconds(*transport, large, 20));
+  const std::string latency_kind = one_sided ? "one-way latency (rd, per round)" : "ping-pong latency";
   // gamma: the reducer on this rank, best of several passes (caches warm, as in the pipeline).
   std::vector<float> a(large / 4, 1.f), b(large / 4, 1.f);
   const ReduceFn reduce = reducer(DataType::Float32, RedOp::Sum);
@@ -122,18 +152,8 @@ int run_tune(int argc, char** argv) {
       AllreduceSpec spec{name.substr(0, name.find('/')), DataType::Float32, RedOp::Sum, bytes / 4, 0, measured.ranks_per_node};
       if (name.find('/') != std::string::npos) spec.inter = name.substr(name.find('/') + 1);
       auto c = make_collective(spec, *transport, *host, lookup);
-      std::vector<char> in(bytes), out(bytes);
       const int iterations = bytes <= (64u << 10) ? 50 : bytes <= (2u << 20) ? 10 : 4;
-      for (int i = 0; i < 3; ++i) c->run(in.data(), out.data());
-      // The best of three timed runs (the slowest rank's average in each): noise only slows.
-      double seconds = 0;
-      for (int run = 0; run < 3; ++run) {
-        boot->barrier();
-        const auto t0 = std::chrono::steady_clock::now();
-        for (int i = 0; i < iterations; ++i) c->run(in.data(), out.data());
-        const double t = boot->max(seconds_since(t0) / iterations);
-        seconds = run == 0 ? t : std::min(seconds, t);
-      }
+      const double seconds = best_seconds(*c, *boot, bytes, iterations);
       measured.seconds[name].push_back(seconds);
       if (spec.algorithm == "hier" || bytes > (4u << 20)) continue;
       const CostCounts counts = find_algorithm(name)->closed_form({boot->size(), static_cast<double>(bytes)});
@@ -149,12 +169,12 @@ int run_tune(int argc, char** argv) {
     const std::string how = "arlab tune -t " + transport_name + " on " + std::to_string(boot->size()) +
                             " ranks: ring, rd, rabenseifner, tree (and hier between nodes) timed at 8 B .. 16 MiB "
                             "(\"measured\", auto's choice at this shape); alpha / beta / gamma fitted to the flat ones' "
-                            "closed-form counts up to 4 MiB; ping-pong latency " + std::to_string(latency * 1e6) +
+                            "closed-form counts up to 4 MiB; " + latency_kind + " " + std::to_string(latency * 1e6) +
                             " us, 4 MiB one-way " + std::to_string(large_one_way * 1e6) + " us, float32 sum reducer " +
                             std::to_string(1e-9 / reduce_seconds_per_byte) + " GB/s";
     save_tuning(path, p, how);
     std::printf("fitted to %zu timings of the lab's algorithms on %d ranks:\n", observations.size(), boot->size());
-    std::printf("alpha %.3g s (%.2f us per round; ping-pong latency %.2f us)\n", p.alpha, p.alpha * 1e6, latency * 1e6);
+    std::printf("alpha %.3g s (%.2f us per round; %s %.2f us)\n", p.alpha, p.alpha * 1e6, latency_kind.c_str(), latency * 1e6);
     std::printf("beta  %.3g s/B (%.2f GB/s)\ngamma %.3g s/B (%.2f GB/s reduced)\n", p.beta, 1e-9 / p.beta, p.gamma,
                 1e-9 / p.gamma);
     std::printf("fastest measured (auto's pick on -t %s at N = %d, %d per node):", transport_name.c_str(), measured.nranks,

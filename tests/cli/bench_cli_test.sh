@@ -191,6 +191,19 @@ then
 else
   fail "auto by measured times: $(tail -5 "$work/out")"
 fi
+# A one-sided transport has no ping-pong: tune measures its latency by recursive doubling,
+# and auto on -t shm runs the measured fastest above its shared-memory paths (16 MiB).
+if timeout 300 mpirun --oversubscribe -np 2 "$arlab" tune -t shm -o "$work/tuning-shm.json" >"$work/out" 2>&1 &&
+  grep -q "one-way latency (rd, per round)" "$work/out" &&
+  timeout 300 mpirun --oversubscribe -np 2 "$arlab" bench -t shm -a auto -b 16M -e 16M -n 2 -w 1 -c 1 \
+    --tuning "$work/tuning-shm.json" >"$work/out" 2>&1 &&
+  grep -q "auto picks by the times measured there" "$work/out" &&
+  fastest=$(python3 -c "import json; m = json.load(open('$work/tuning-shm.json'))['measured']; assert m['transport'] == 'shm'; print(min(m['seconds'], key=lambda a: m['seconds'][a][-1]))") &&
+  grep -qE "^ +16777216 .* 0 +<- $fastest\$" "$work/out"; then
+  pass "tune -t shm (one-sided), then auto runs the measured fastest at 16 MiB"
+else
+  fail "tune -t shm / auto: $(tail -5 "$work/out")"
+fi
 if timeout 300 mpirun --oversubscribe -np 3 "$arlab" bench -a auto -b 8 -e 8 -n 2 -w 1 --tuning "$work/tuning.json" \
     >"$work/out" 2>&1 &&
   grep -q "its measured times not used (measured on -t mpi at N = 2, 2 per node; this run is -t mpi at N = 3" "$work/out"; then

@@ -106,6 +106,16 @@ if "${compare[@]}" -n 2 -b 8 -e 64K -r 2 -o "$work/cmp" -- -n 2 -w 1 >"$work/cmp
 else
   fail "compare.sh: $(tail -8 "$work/cmp.out")"
 fi
+# --tune: arlab tune on the same launcher and transport first, and auto picks by its times.
+if "${compare[@]}" -n 2 -t mpi -b 8 -e 4K -r 1 --tune -o "$work/cmp-tuned" -- -n 2 -w 1 >"$work/cmp.out" 2>&1 &&
+  grep -q "tune -t mpi -o $work/cmp-tuned/tuning.json" "$work/cmp-tuned/command.txt" &&
+  grep -q -- "--tuning $work/cmp-tuned/tuning.json" "$work/cmp-tuned/command.txt" &&
+  grep -q '"measured"' "$work/cmp-tuned/tuning.json" &&
+  grep -q "auto picks by the times measured there" "$work/cmp-tuned/table.txt"; then
+  pass "compare.sh --tune: tunes first, then auto picks by the measured times"
+else
+  fail "compare.sh --tune: $(tail -8 "$work/cmp.out")"
+fi
 grep -v ',mpi,' "$work/r.csv" >"$work/no-mpi.csv"
 expect_usage_error "compare.py without the baseline" "no rows for 'mpi'" /usr/bin/python3 "$source_dir/bench/compare.py" "$work/no-mpi.csv"
 
