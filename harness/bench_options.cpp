@@ -47,6 +47,17 @@ std::vector<std::string> split_list(const std::string& text) {
   return out;
 }
 
+void require_usable_transport(const std::string& name) {
+  const TransportInfo* tr = find_transport(name);
+  if (!tr) throw UsageError("-t: unknown transport '" + name + "' (accepted: " + transport_names() + ")");
+  if (!tr->make) {
+    std::string available;
+    for (const auto& t : transports())
+      if (t.make) available += (available.empty() ? "" : ", ") + std::string(t.name);
+    throw UsageError("-t " + name + ": " + std::string(tr->unavailable_reason) + " (available here: " + available + ")");
+  }
+}
+
 BenchOptions parse_bench_options(int argc, char** argv) {
   BenchOptions o;
   std::string min = "8", max = "16M", inc = "0", chunk = "0", type = "float32", op = "sum", algos = "ring,mpi";
@@ -141,14 +152,7 @@ BenchOptions parse_bench_options(int argc, char** argv) {
   if (o.algorithms.empty()) throw UsageError("-a: the algorithm list is empty (accepted: " + all_algorithm_names() + ")");
   for (const auto& a : o.algorithms)
     if (!is_known_algorithm(a)) throw UsageError("-a: unknown algorithm '" + a + "' (accepted: " + all_algorithm_names() + ")");
-  const TransportInfo* tr = find_transport(o.transport);
-  if (!tr) throw UsageError("-t: unknown transport '" + o.transport + "' (accepted: " + transport_names() + ")");
-  if (!tr->make) {
-    std::string available;
-    for (const auto& t : transports())
-      if (t.make) available += (available.empty() ? "" : ", ") + std::string(t.name);
-    throw UsageError("-t " + o.transport + ": " + std::string(tr->unavailable_reason) + " (available here: " + available + ")");
-  }
+  require_usable_transport(o.transport);
   const bool wants_gpu = o.transport == "nccl" || std::find(o.algorithms.begin(), o.algorithms.end(), "nccl") != o.algorithms.end();
   o.device = device.empty() ? (wants_gpu ? "cuda" : "host") : device;
   const DeviceInfo* d = find_device(o.device);

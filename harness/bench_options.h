@@ -60,5 +60,7 @@ std::vector<std::string> split_list(const std::string& text);
 
 // Throws UsageError naming the flag; CLI::CallForHelp / CLI::Success for --help.
 BenchOptions parse_bench_options(int argc, char** argv);
+// UsageError unless `name` is a transport this build has (-t of bench and tune).
+void require_usable_transport(const std::string& name);
 
 }  // namespace arlab

@@ -205,10 +205,8 @@ void check_lockstep(bool lockstep, const Transport& transport) {
 AutoChoice choose_algorithm(int nranks, double bytes, int ranks_per_node, const MachineParams& m) {
   // Measured times of this transport and world shape, where the run has them, come first.
   if (!m.measured.empty()) {
-    const std::string name = fastest_measured(m.measured, bytes);
-    const size_t slash = name.find('/');
-    if (slash == std::string::npos) return {name, "ring"};
-    return {name.substr(0, slash), name.substr(slash + 1)};
+    const MeasuredName name = parse_measured_name(fastest_measured(m.measured, bytes));
+    return {name.algorithm, name.inter};
   }
   AutoChoice best;
   double best_time = 0;

@@ -5,6 +5,12 @@
 
 namespace arlab {
 
+MeasuredName parse_measured_name(const std::string& name) {
+  const size_t slash = name.find('/');
+  if (slash == std::string::npos) return {name};
+  return {name.substr(0, slash), name.substr(slash + 1)};
+}
+
 double interpolated_seconds(const std::vector<double>& sizes, const std::vector<double>& seconds, double bytes) {
   if (sizes.size() == 1 || bytes <= sizes.front()) return seconds.front();
   // The measured interval that holds the size; past the largest, the last interval extended.

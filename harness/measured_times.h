@@ -20,6 +20,12 @@ struct MeasuredTimes {
   bool empty() const { return sizes.empty() || seconds.empty(); }
 };
 
+// A measured algorithm's name: "ring", or "hier/rd" for hier with rd between nodes.
+struct MeasuredName {
+  std::string algorithm, inter = "ring";  // inter: hier's inter-node algorithm
+};
+MeasuredName parse_measured_name(const std::string& name);
+
 // An algorithm's time at `bytes`: linear in size between the measured sizes, extrapolated
 // from the last two above the largest (never falling), the smallest's time below it.
 double interpolated_seconds(const std::vector<double>& sizes, const std::vector<double>& seconds, double bytes);

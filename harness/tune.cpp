@@ -20,6 +20,7 @@
 #include "harness/collective.h"
 #include "harness/devices.h"
 #include "harness/least_squares.h"
+#include "harness/bench_options.h"
 #include "harness/cli.h"
 #include "harness/launched_errors.h"
 #include "harness/sizes.h"
@@ -105,9 +106,7 @@ int run_tune(int argc, char** argv) {
   app.add_option("-o,--output", output, "where to save (default results/tuning/<host>.json)");
   const std::string parse_error = usage_error_of([&] {
     parse_flags(app, argc, argv);
-    const TransportInfo* info = find_transport(transport_name);
-    if (!info) throw UsageError("-t: unknown transport '" + transport_name + "' (accepted: " + transport_names() + ")");
-    if (!info->make) throw UsageError("-t " + transport_name + ": " + std::string(info->unavailable_reason));
+    require_usable_transport(transport_name);
   });
   auto boot = make_mpi_bootstrap(&argc, &argv);
   if (agree_on_usage_errors(*boot, "tune", parse_error)) return 2;
@@ -149,8 +148,9 @@ int run_tune(int argc, char** argv) {
   for (const std::string& name : tuned_algorithms(measured.nranks, measured.ranks_per_node))
     for (const double size : measured.sizes) {
       const auto bytes = static_cast<uint64_t>(size);
-      AllreduceSpec spec{name.substr(0, name.find('/')), DataType::Float32, RedOp::Sum, bytes / 4, 0, measured.ranks_per_node};
-      if (name.find('/') != std::string::npos) spec.inter = name.substr(name.find('/') + 1);
+      const MeasuredName parsed = parse_measured_name(name);
+      AllreduceSpec spec{parsed.algorithm, DataType::Float32, RedOp::Sum, bytes / 4, 0, measured.ranks_per_node};
+      spec.inter = parsed.inter;
       auto c = make_collective(spec, *transport, *host, lookup);
       const int iterations = bytes <= (64u << 10) ? 50 : bytes <= (2u << 20) ? 10 : 4;
       const double seconds = best_seconds(*c, *boot, bytes, iterations);

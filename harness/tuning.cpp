@@ -32,7 +32,7 @@ MeasuredTimes measured_from(const nlohmann::json& j, const std::string& path) {
     throw UsageError(path + ": " + e.what());
   }
   for (const auto& [name, times] : t.seconds)
-    if (!find_algorithm(name.substr(0, name.find('/'))))
+    if (!find_algorithm(parse_measured_name(name).algorithm))
       throw UsageError(path + ": measured times of an unknown algorithm '" + name + "'");
   return t;
 }
