@@ -106,12 +106,16 @@ class NativeAllreduce final : public Collective {
 };
 
 // oneshot and twoshot: the transport's paths through shared slots, one step for small messages
-// (Transport::small_allreduce_*) and two for mid-size ones (two_step_allreduce_*), or two on
-// symmetric buffers, any size (symmetric_allreduce_*): no schedule, no executor; it spins, then
-// yields, while the peers catch up.
+// (Transport::small_allreduce_*) and two for larger ones (two_step_allreduce_*, any size: a
+// message over the slot goes through it in pieces), or two on symmetric buffers, any size
+// (symmetric_allreduce_*): no schedule, no executor; it spins, then yields, while the peers
+// catch up.
 class SlotAllreduce final : public Collective {
  public:
   enum class Path { OneStep, TwoStep, Symmetric };
+  // twoshot's piece through the slots. At N = 2 on the build VM, 64 MiB took the same time in
+  // pieces of 1, 2 and 4 MiB (10.2-13.8 ms, four runs each); 1 MiB varied least (10.8-11.3).
+  static constexpr size_t kTwoStepPieceBytes = 1 << 20;
   SlotAllreduce(const AllreduceSpec& spec, Transport& transport, Device& device, Path path)
       : spec_(spec), transport_(transport), device_(device), reduction_(native_reduction(spec.type, spec.op)),
         bytes_(spec.count * info(spec.type).size), path_(path) {
@@ -124,6 +128,12 @@ class SlotAllreduce final : public Collective {
     }
     const bool two_step = path == Path::TwoStep;
     const size_t limit = two_step ? transport.two_step_allreduce_limit() : transport.small_allreduce_limit();
+    if (two_step && limit > 0) {
+      // Any size, through the slot in pieces. (Not --chunk: that pipelines the schedules, in
+      // pieces far too small for this path, and auto may pick either.)
+      piece_count_ = std::max<size_t>(1, std::min(kTwoStepPieceBytes, limit) / info(spec.type).size);
+      return;
+    }
     if (bytes_ > limit)
       throw UsageError(flag + ": " + std::to_string(bytes_) + " bytes is over -t " + transport.name() + "'s limit of " +
                        std::to_string(limit) + " bytes" +
@@ -134,20 +144,33 @@ class SlotAllreduce final : public Collective {
                        (two_step && transport.has_symmetric_allreduce() ? "; with --symmetric it has none" : ""));
   }
   void run(const void* input, void* output) override {
-    if (path_ == Path::Symmetric) transport_.symmetric_allreduce_post(input, output, bytes_);
-    else if (path_ == Path::TwoStep) transport_.two_step_allreduce_post(input, spec_.count, reduction_);
-    else transport_.small_allreduce_post(input, bytes_);
+    if (path_ == Path::TwoStep) {
+      // Messages over the slot go through it piece by piece, one two-step call each.
+      const size_t es = reduction_.element_size;
+      for (size_t e = 0; e < spec_.count; e += piece_count_) {
+        const size_t count = std::min(piece_count_, spec_.count - e);
+        run_one(static_cast<const char*>(input) + e * es, static_cast<char*>(output) + e * es, count);
+      }
+    } else {
+      run_one(input, output, spec_.count);
+    }
+    if (spec_.op == RedOp::Avg) device_.divide(spec_.type, output, spec_.count, transport_.size());
+  }
+  void run_one(const void* input, void* output, size_t count) {
+    const size_t bytes = count * reduction_.element_size;
+    if (path_ == Path::Symmetric) transport_.symmetric_allreduce_post(input, output, bytes);
+    else if (path_ == Path::TwoStep) transport_.two_step_allreduce_post(input, count, reduction_);
+    else transport_.small_allreduce_post(input, bytes);
     const auto done = [&] {
       switch (path_) {
-        case Path::Symmetric: return transport_.symmetric_allreduce_poll(input, output, spec_.count, reduction_);
-        case Path::TwoStep: return transport_.two_step_allreduce_poll(input, output, spec_.count, reduction_);
-        default: return transport_.small_allreduce_poll(output, spec_.count, reduction_);
+        case Path::Symmetric: return transport_.symmetric_allreduce_poll(input, output, count, reduction_);
+        case Path::TwoStep: return transport_.two_step_allreduce_poll(input, output, count, reduction_);
+        default: return transport_.small_allreduce_poll(output, count, reduction_);
       }
     };
     IdlePoll poll;
     while (!done())
       poll.idle([&] { return "the " + chosen() + " all-reduce of " + std::to_string(bytes_) + " bytes waits for a peer"; });
-    if (spec_.op == RedOp::Avg) device_.divide(spec_.type, output, spec_.count, transport_.size());
   }
   std::string chosen() const override { return path_ == Path::OneStep ? "oneshot" : "twoshot"; }
 
@@ -164,24 +187,35 @@ class SlotAllreduce final : public Collective {
   NativeReduction reduction_;
   size_t bytes_;
   Path path_;
+  size_t piece_count_ = 0;  // twoshot through slots: elements per two-step call
 };
 
-// auto: picks the algorithm per size from the alpha-beta-gamma model and the closed forms,
-// then runs it. Every rank computes the same choice from the same inputs.
+// auto: picks the algorithm per size, then runs it. Every rank computes the same choice from
+// the same inputs: the times `arlab tune` measured on this transport and world shape (the
+// schedules, and on -t shm the slot paths too), else the slot paths by their rule, else the
+// alpha-beta-gamma model and the closed forms.
 class AutoAllreduce final : public Collective {
  public:
   AutoAllreduce(AllreduceSpec spec, Transport& transport, Device& device) {
     const size_t bytes = spec.count * info(spec.type).size;
+    const bool host = !device.is_gpu();
     const SlotPaths paths{transport.small_allreduce_limit(), transport.two_step_allreduce_limit(),
                           spec.symmetric && transport.has_symmetric_allreduce(), IdlePoll::cores_shared()};
-    const std::string slots = device.is_gpu() ? std::string() : choose_slot_path(transport.size(), bytes, paths);
-    if (!slots.empty()) {
-      chosen_ = slots;
-      inner_ = std::make_unique<SlotAllreduce>(spec, transport, device, SlotAllreduce::path_for(slots, spec, transport));
+    // Only the timed paths this run can take; none on symmetric buffers (tune times private
+    // ones, and twoshot on symmetric buffers is another path).
+    MachineParams& machine = spec.machine;
+    if (!host || bytes > paths.one_step_limit) machine.measured.seconds.erase("oneshot");
+    if (!host || paths.two_step_limit == 0) machine.measured.seconds.erase("twoshot");
+    const bool by_times = !paths.symmetric && !fastest_measured(machine.measured, static_cast<double>(bytes)).empty();
+    const std::string slots = host && !by_times ? choose_slot_path(transport.size(), bytes, paths) : std::string();
+    const AutoChoice choice =
+        slots.empty() ? choose_algorithm(transport.size(), static_cast<double>(bytes), spec.ranks_per_node, machine)
+                      : AutoChoice{slots, "ring"};
+    if (choice.algorithm == "oneshot" || choice.algorithm == "twoshot") {
+      chosen_ = choice.algorithm;
+      inner_ = std::make_unique<SlotAllreduce>(spec, transport, device, SlotAllreduce::path_for(chosen_, spec, transport));
       return;
     }
-    const AutoChoice choice = choose_algorithm(transport.size(), static_cast<double>(spec.count * info(spec.type).size),
-                                               spec.ranks_per_node, spec.machine);
     spec.algorithm = choice.algorithm;
     spec.inter = choice.inter;
     chosen_ = choice.algorithm == "hier" ? "hier/" + choice.inter : choice.algorithm;
@@ -204,8 +238,8 @@ void check_lockstep(bool lockstep, const Transport& transport) {
 
 AutoChoice choose_algorithm(int nranks, double bytes, int ranks_per_node, const MachineParams& m) {
   // Measured times of this transport and world shape, where the run has them, come first.
-  if (!m.measured.empty()) {
-    const MeasuredName name = parse_measured_name(fastest_measured(m.measured, bytes));
+  if (const std::string fastest = fastest_measured(m.measured, bytes); !fastest.empty()) {
+    const MeasuredName name = parse_measured_name(fastest);
     return {name.algorithm, name.inter};
   }
   AutoChoice best;
@@ -236,12 +270,15 @@ AutoChoice choose_algorithm(int nranks, double bytes, int ranks_per_node, const 
 // against oneshot's 0.26 (0.17 against 0.15 at 128 B), so oneshot only up to 256 B folded;
 // with ranks sharing cores the two waits still cost more up to 8 KiB at N = 4 (7.2 us each),
 // so there the 32 KiB rule stands.
+// Over its 4 MiB slot twoshot goes through it in pieces, still ahead of every schedule: 64 MiB
+// at N = 2 in 10.8-11.3 ms against the ring's 18-21 ms (private buffers); 8 and 32 MiB at N = 4
+// on 2 cores in 2.9-3.2 and 13.5-15.0 ms against rabenseifner's 6.3-7.2 and 28.7-29.5 ms.
 std::string choose_slot_path(int nranks, size_t bytes, const SlotPaths& paths) {
-  const size_t two_step_limit = paths.symmetric ? SIZE_MAX : paths.two_step_limit;
-  const size_t fold_cap = paths.symmetric && !paths.cores_shared ? 256 : two_step_limit > 0 ? 32 << 10 : 512 << 10;
+  const bool two_step = paths.symmetric || paths.two_step_limit > 0;
+  const size_t fold_cap = paths.symmetric && !paths.cores_shared ? 256 : two_step ? 32 << 10 : 512 << 10;
   const size_t folded = bytes * static_cast<size_t>(std::max(1, nranks - 1));
   if (paths.one_step_limit > 0 && bytes <= paths.one_step_limit && folded <= fold_cap) return "oneshot";
-  if (two_step_limit > 0 && bytes <= two_step_limit) return "twoshot";
+  if (two_step) return "twoshot";
   return "";
 }
 

@@ -69,10 +69,10 @@ struct AutoChoice {
 };
 AutoChoice choose_algorithm(int nranks, double bytes, int ranks_per_node, const MachineParams& machine);
 // Before the model: the transport's paths through shared memory, where it has them.
-// "oneshot" while the bytes each rank folds from its peers, (N-1) n, stay small, "twoshot" up
-// to its limit, "" for a scheduled algorithm.
+// "oneshot" while the bytes each rank folds from its peers, (N-1) n, stay small, "twoshot"
+// above (any size: over its slot, in pieces), "" for a scheduled algorithm.
 struct SlotPaths {
-  size_t one_step_limit = 0, two_step_limit = 0;  // bytes; 0: no such path
+  size_t one_step_limit = 0, two_step_limit = 0;  // bytes in one call; 0: no such path
   bool symmetric = false;     // twoshot straight through symmetric buffers: no limit
   bool cores_shared = true;   // ranks outnumber cores (every wait is a yield)
 };

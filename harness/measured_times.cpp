@@ -25,8 +25,13 @@ double interpolated_seconds(const std::vector<double>& sizes, const std::vector<
 std::string fastest_measured(const MeasuredTimes& times, double bytes) {
   std::string best;
   double best_seconds = 0;
+  if (times.sizes.empty()) return best;
   for (const auto& [algorithm, seconds] : times.seconds) {
-    const double t = interpolated_seconds(times.sizes, seconds, bytes);
+    // An algorithm timed at fewer sizes than the rest stops at its path's limit.
+    const bool stops_early = seconds.size() < times.sizes.size();
+    if (seconds.empty() || (stops_early && bytes > times.sizes[seconds.size() - 1])) continue;
+    const std::vector<double> sizes(times.sizes.begin(), times.sizes.begin() + static_cast<long>(seconds.size()));
+    const double t = interpolated_seconds(sizes, seconds, bytes);
     if (best.empty() || t < best_seconds) best = algorithm, best_seconds = t;
   }
   return best;
@@ -46,7 +51,7 @@ void check_measured_times(const MeasuredTimes& times) {
     if (!(times.sizes[i] > 0) || (i > 0 && !(times.sizes[i] > times.sizes[i - 1])))
       throw std::invalid_argument("measured sizes must be positive and ascending");
   for (const auto& [algorithm, seconds] : times.seconds) {
-    if (seconds.size() != times.sizes.size())
+    if (seconds.empty() || seconds.size() > times.sizes.size())
       throw std::invalid_argument(algorithm + ": " + std::to_string(seconds.size()) + " times for " +
                                   std::to_string(times.sizes.size()) + " sizes");
     for (double s : seconds)

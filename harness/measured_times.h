@@ -15,8 +15,10 @@ namespace arlab {
 struct MeasuredTimes {
   std::string transport;
   int nranks = 0, ranks_per_node = 0;
-  std::vector<double> sizes;                           // bytes, ascending
-  std::map<std::string, std::vector<double>> seconds;  // per algorithm ("hier/ring" for hier), one per size
+  std::vector<double> sizes;  // bytes, ascending
+  // Per algorithm ("hier/ring" for hier), one per size from the smallest; fewer where its path
+  // has a limit (oneshot: its slot), and then it competes only up to its largest timed size.
+  std::map<std::string, std::vector<double>> seconds;
   bool empty() const { return sizes.empty() || seconds.empty(); }
 };
 
@@ -30,7 +32,8 @@ MeasuredName parse_measured_name(const std::string& name);
 // from the last two above the largest (never falling), the smallest's time below it.
 double interpolated_seconds(const std::vector<double>& sizes, const std::vector<double>& seconds, double bytes);
 
-// The algorithm with the least interpolated time at `bytes` (its name as stored).
+// The algorithm with the least interpolated time at `bytes` (its name as stored), of those
+// timed up to that size; "" when none was.
 std::string fastest_measured(const MeasuredTimes& times, double bytes);
 
 // "" when the times were taken on this transport and world shape; otherwise why they do not
@@ -39,7 +42,7 @@ std::string measured_times_mismatch(const MeasuredTimes& times, const std::strin
                                     int ranks_per_node);
 
 // Throws std::invalid_argument when the sizes are not ascending and positive or an algorithm
-// has not one positive time per size (a tuning file edited by hand).
+// has no time, more times than sizes, or one not positive (a tuning file edited by hand).
 void check_measured_times(const MeasuredTimes& times);
 
 }  // namespace arlab

@@ -89,11 +89,14 @@ double one_way_by_exchange(Transport& t, Bootstrap& boot, Device& device, uint64
 
 constexpr uint64_t kLargestTimed = 16u << 20;  // 8 B, 64 B, ... 16 MiB
 
-// The flat algorithms, and hier between nodes of several ranks (with each flat one between them).
-std::vector<std::string> tuned_algorithms(int nranks, int ranks_per_node) {
+// The flat algorithms, hier between nodes of several ranks (with each flat one between them),
+// and the transport's paths through shared slots where it has them.
+std::vector<std::string> tuned_algorithms(int nranks, int ranks_per_node, const Transport& transport) {
   std::vector<std::string> names = {"ring", "rd", "rabenseifner", "tree"};
   if (ranks_per_node > 1 && ranks_per_node < nranks && nranks % ranks_per_node == 0)
     for (const char* inter : {"ring", "rd", "rabenseifner", "tree"}) names.push_back(std::string("hier/") + inter);
+  if (transport.small_allreduce_limit() > 0) names.push_back("oneshot");
+  if (transport.two_step_allreduce_limit() > 0) names.push_back("twoshot");
   return names;
 }
 
@@ -145,9 +148,10 @@ int run_tune(int argc, char** argv) {
   measured.nranks = boot->size();
   measured.ranks_per_node = static_cast<int>(boot->max(boot->local_size()));
   for (uint64_t bytes = 8; bytes <= kLargestTimed; bytes *= 8) measured.sizes.push_back(static_cast<double>(bytes));
-  for (const std::string& name : tuned_algorithms(measured.nranks, measured.ranks_per_node))
+  for (const std::string& name : tuned_algorithms(measured.nranks, measured.ranks_per_node, *transport))
     for (const double size : measured.sizes) {
       const auto bytes = static_cast<uint64_t>(size);
+      if (name == "oneshot" && bytes > transport->small_allreduce_limit()) break;  // its slot's limit
       const MeasuredName parsed = parse_measured_name(name);
       AllreduceSpec spec{parsed.algorithm, DataType::Float32, RedOp::Sum, bytes / 4, 0, measured.ranks_per_node};
       spec.inter = parsed.inter;
@@ -155,7 +159,7 @@ int run_tune(int argc, char** argv) {
       const int iterations = bytes <= (64u << 10) ? 50 : bytes <= (2u << 20) ? 10 : 4;
       const double seconds = best_seconds(*c, *boot, bytes, iterations);
       measured.seconds[name].push_back(seconds);
-      if (spec.algorithm == "hier" || bytes > (4u << 20)) continue;
+      if (!find_algorithm(name) || bytes > (4u << 20)) continue;  // hier and the slot paths: no closed form to fit
       const CostCounts counts = find_algorithm(name)->closed_form({boot->size(), static_cast<double>(bytes)});
       observations.push_back({{counts.rounds, counts.bytes_sent, counts.bytes_reduced}, seconds});
     }
@@ -167,7 +171,8 @@ int run_tune(int argc, char** argv) {
   if (boot->rank() == 0) {
     const std::string path = output.empty() ? default_tuning_path(boot->hostname()) : output;
     const std::string how = "arlab tune -t " + transport_name + " on " + std::to_string(boot->size()) +
-                            " ranks: ring, rd, rabenseifner, tree (and hier between nodes) timed at 8 B .. 16 MiB "
+                            " ranks: ring, rd, rabenseifner, tree (and hier between nodes, oneshot and twoshot on shared slots) "
+                            "timed at 8 B .. 16 MiB "
                             "(\"measured\", auto's choice at this shape); alpha / beta / gamma fitted to the flat ones' "
                             "closed-form counts up to 4 MiB; " + latency_kind + " " + std::to_string(latency * 1e6) +
                             " us, 4 MiB one-way " + std::to_string(large_one_way * 1e6) + " us, float32 sum reducer " +

@@ -144,8 +144,9 @@ class Transport {
   // order, publishes it in its slot and raises a second flag; then every rank copies the peers'
   // blocks into its output. Each block is reduced once, by its owner, so all ranks get the same
   // bits. Per rank that is 2(N-1)/N n bytes copied plus one reduce of n/N, against the one-step
-  // path's n copied plus N-1 reduces of n. two_step_allreduce_limit(): the largest message in
-  // bytes (0: none). Post once, then poll until it returns true, with the same buffers.
+  // path's n copied plus N-1 reduces of n. two_step_allreduce_limit(): the largest message of
+  // one call in bytes (0: none); the harness takes larger ones through it in pieces. Post once,
+  // then poll until it returns true, with the same buffers.
   virtual size_t two_step_allreduce_limit() const { return 0; }
   virtual void two_step_allreduce_post(const void* input, size_t count, const NativeReduction& reduction) {
     (void)input, (void)count, (void)reduction;

@@ -191,16 +191,21 @@ then
 else
   fail "auto by measured times: $(tail -5 "$work/out")"
 fi
-# A one-sided transport has no ping-pong: tune measures its latency by recursive doubling,
-# and auto on -t shm runs the measured fastest above its shared-memory paths (16 MiB).
+# A one-sided transport has no ping-pong: tune measures its latency by recursive doubling.
+# On -t shm it times the shared-memory paths too (oneshot up to its slot, twoshot at every
+# size), and auto runs the measured fastest of all of them: at 8 B and at 16 MiB.
 if timeout 300 mpirun --oversubscribe -np 2 "$arlab" tune -t shm -o "$work/tuning-shm.json" >"$work/out" 2>&1 &&
   grep -q "one-way latency (rd, per round)" "$work/out" &&
-  timeout 300 mpirun --oversubscribe -np 2 "$arlab" bench -t shm -a auto -b 16M -e 16M -n 2 -w 1 -c 1 \
+  timeout 300 mpirun --oversubscribe -np 2 "$arlab" bench -t shm -a auto -b 8 -e 16M -f 2097152 -n 2 -w 1 -c 1 \
     --tuning "$work/tuning-shm.json" >"$work/out" 2>&1 &&
   grep -q "auto picks by the times measured there" "$work/out" &&
-  fastest=$(python3 -c "import json; m = json.load(open('$work/tuning-shm.json'))['measured']; assert m['transport'] == 'shm'; print(min(m['seconds'], key=lambda a: m['seconds'][a][-1]))") &&
-  grep -qE "^ +16777216 .* 0 +<- $fastest\$" "$work/out"; then
-  pass "tune -t shm (one-sided), then auto runs the measured fastest at 16 MiB"
+  picks=$(python3 -c "
+import json; m = json.load(open('$work/tuning-shm.json'))['measured']; assert m['transport'] == 'shm'
+s, n = m['seconds'], len(m['sizes']); assert 'twoshot' in s and 0 < len(s['oneshot']) < n
+print(min(s, key=lambda a: s[a][0]), min((a for a in s if len(s[a]) == n), key=lambda a: s[a][-1]))") &&
+  grep -qE "^ +8 .* 0 +<- ${picks% *}\$" "$work/out" &&
+  grep -qE "^ +16777216 .* 0 +<- ${picks#* }\$" "$work/out"; then
+  pass "tune -t shm (one-sided; oneshot timed up to its slot, twoshot at every size), then auto runs the measured fastest at 8 B and 16 MiB"
 else
   fail "tune -t shm / auto: $(tail -5 "$work/out")"
 fi

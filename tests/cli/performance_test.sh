@@ -21,8 +21,18 @@ expect_usage_error "oneshot above its slot" "-a oneshot: 1048576 bytes is over -
   "${mpi[@]}" "$arlab" bench -a oneshot -t shm -b 1M -e 1M
 expect_usage_error "twoshot on a transport without it" "-a twoshot: 8 bytes is over -t mpi's limit of 0 bytes (it has no two-step path; use -t shm)" \
   "$arlab" bench -a twoshot -t mpi -e 8
-expect_usage_error "twoshot above its slots" "-a twoshot: 8388608 bytes is over -t shm's limit of 4194304 bytes" \
-  "${mpi[@]}" "$arlab" bench -a twoshot -t shm -b 8M -e 8M
+
+# twoshot over its 2 MiB slot goes through it in 1 MiB pieces, the last one short (3,000,004
+# bytes, and 9,000,012): every result checked (-c 1) in and out of place, at an unaligned
+# offset; auto takes it.
+if "${mpi[@]}" "$arlab" bench -a twoshot,auto -t shm -b 3000004 -e 9000012 -f 3 -n 2 -w 1 -c 1 --offset 3 \
+    >"$work/pieces" 2>&1 &&
+  [ "$(awk '/^ +[0-9]/ && $9 == 0 && $13 == 0 { ok++ } END { print ok + 0 }' "$work/pieces")" -eq 4 ] &&
+  grep -qE "^ +9000012 .* <- twoshot$" "$work/pieces"; then
+  pass "bench: twoshot over its slot in pieces, every result right, auto picks it"
+else
+  fail "bench: twoshot in pieces: $(tail -8 "$work/pieces")"
+fi
 
 # --symmetric: input and output in memory every rank maps; twoshot then reads the peers'
 # buffers directly, at any size (here 8 MiB, twice the slots' limit), checked (-c 1) in and out

@@ -30,7 +30,8 @@ TEST(AutoChoice, SharedSlotPathsBeforeTheModel) {
   EXPECT_EQ(choose_slot_path(2, 64 << 10, slots), "twoshot");
   EXPECT_EQ(choose_slot_path(4, 16 << 10, slots), "twoshot");  // folds 48 KiB
   EXPECT_EQ(choose_slot_path(2, 4 << 20, slots), "twoshot");
-  EXPECT_EQ(choose_slot_path(2, (4 << 20) + 1, slots), "");  // over the slots: a schedule
+  EXPECT_EQ(choose_slot_path(2, (4 << 20) + 1, slots), "twoshot");  // over the slot: in pieces
+  EXPECT_EQ(choose_slot_path(4, size_t{1} << 30, slots), "twoshot");
   // No two-step slots (a small /dev/shm): one step up to 512 KiB folded, as before them.
   EXPECT_EQ(choose_slot_path(2, 512 << 10, {512 << 10, 0}), "oneshot");
   EXPECT_EQ(choose_slot_path(4, 256 << 10, {512 << 10, 0}), "");

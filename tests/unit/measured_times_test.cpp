@@ -61,6 +61,25 @@ TEST(MeasuredTimes, HierIsStoredWithItsInterNodeAlgorithm) {
   EXPECT_EQ(c.inter, "rd");
 }
 
+TEST(MeasuredTimes, APathWithALimitCompetesOnlyUpToIt) {
+  // oneshot timed up to 32 KiB (its slot): fastest there, out of the running above.
+  MachineParams m;
+  m.measured = cluster_like();
+  m.measured.seconds["oneshot"] = {1e-6, 5e-6};
+  EXPECT_EQ(fastest_measured(m.measured, 8), "oneshot");
+  EXPECT_EQ(fastest_measured(m.measured, 32768), "oneshot");
+  EXPECT_EQ(fastest_measured(m.measured, 32769), "rabenseifner");
+  EXPECT_EQ(choose_algorithm(4, 16 << 10, 1, m).algorithm, "oneshot");
+  EXPECT_NO_THROW(check_measured_times(m.measured));
+  // Nothing timed that far: none, and choose_algorithm falls back to the model.
+  MeasuredTimes only_small = m.measured;
+  only_small.seconds = {{"oneshot", {1e-6}}};
+  EXPECT_EQ(fastest_measured(only_small, 1 << 20), "");
+  m.measured = only_small;
+  EXPECT_FALSE(choose_algorithm(4, 1 << 20, 1, m).algorithm.empty());
+  EXPECT_EQ(fastest_measured(MeasuredTimes{}, 8), "");
+}
+
 TEST(MeasuredTimes, ApplyOnlyToTheTransportAndShapeTheyWereTakenOn) {
   const MeasuredTimes t = cluster_like();
   EXPECT_EQ(measured_times_mismatch(t, "ucx", 4, 1), "");
@@ -74,7 +93,10 @@ TEST(MeasuredTimes, ApplyOnlyToTheTransportAndShapeTheyWereTakenOn) {
 TEST(MeasuredTimes, MalformedTimesAreRefused) {
   MeasuredTimes t = cluster_like();
   EXPECT_NO_THROW(check_measured_times(t));
-  t.seconds["ring"].pop_back();
+  t.seconds["ring"].push_back(1.0);  // more times than sizes
+  EXPECT_THROW(check_measured_times(t), std::invalid_argument);
+  t = cluster_like();
+  t.seconds["ring"].clear();
   EXPECT_THROW(check_measured_times(t), std::invalid_argument);
   t = cluster_like();
   t.sizes = {8, 8, 16, 32};
@@ -88,6 +110,8 @@ TEST(MeasuredTimes, SurviveTheTuningFile) {
   const std::string path = testing::TempDir() + "arlab-measured-tuning.json";
   MachineParams p;
   p.measured = cluster_like();
+  p.measured.seconds["oneshot"] = {1e-6};  // the slot paths are names the file takes too
+  p.measured.seconds["twoshot"] = {2e-6, 3e-6, 4e-6, 5e-6};
   save_tuning(path, p, "a unit test");
   const MachineParams back = load_tuning(path);
   EXPECT_EQ(back.measured.transport, "ucx");

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <chrono>
 #include <cstring>
 
 #include "algorithms/partition.h"
@@ -20,12 +21,16 @@ void TwoStepSlots::post(uint64_t call, const void* input, size_t count, const Na
                          std::to_string(kMaxBytes));
   folded_ = copied_ = 0;
   copied_from_.assign(n, false);
+  started_ = std::chrono::steady_clock::now();
+  // The kind of stores rank 0 chose at the end of the last call, for this one (slot_stores.h).
+  const uint64_t decided = std::atomic_ref<uint64_t>(slot(0).next_stores).load(std::memory_order_acquire);
+  stores_ = decided >> 1 == last_call_ && count * es >= StoreChooser::kMinBytes ? StoreKind(decided & 1) : StoreKind::Cached;
   Slot& mine = slot(rank_);
   // My copy of every block a peer reduces, at the block's own offset.
   for (int b = 0; b < n; ++b) {
     if (b == rank_) continue;
     const Range block = block_range(count, n, b);
-    std::memcpy(mine.data + block.offset * es, static_cast<const char*>(input) + block.offset * es, block.count * es);
+    copy_with(stores_, mine.inputs + block.offset * es, static_cast<const char*>(input) + block.offset * es, block.count * es);
   }
   std::atomic_ref<uint64_t>(mine.inputs_ready).store(call, std::memory_order_release);
 }
@@ -48,12 +53,17 @@ bool TwoStepSlots::poll(uint64_t call, const void* input, void* output, size_t c
     for (size_t e = 0; e < mine.count && (folded_ > 0 || n == 1); e += piece) {
       const size_t o = offset + e * es, len = std::min(piece, mine.count - e);
       if (n == 1) std::memcpy(out + o, in + o, len * es);
-      else if (folded_ == 1) reduction.combine(out + o, in + o, slot(q).data + o, len);
-      else reduction.combine(out + o, out + o, slot(q).data + o, len);
+      else if (folded_ == 1) reduction.combine(out + o, in + o, slot(q).inputs + o, len);
+      else reduction.combine(out + o, out + o, slot(q).inputs + o, len);
       // Every peer has posted this call, so none still reads my block from the last one.
-      if (last) std::memcpy(slot(rank_).data + o, out + o, len * es);
+      if (last) copy_with(stores_, slot(rank_).reduced + o, out + o, len * es);
     }
     if (++folded_ == n) {
+      // Rank 0 decides the next call's stores before anyone can finish this one: every rank
+      // waits for its block_ready below, so it reads the decision at its next post.
+      if (rank_ == 0)
+        std::atomic_ref<uint64_t>(slot(0).next_stores)
+            .store(call << 1 | static_cast<uint64_t>(chooser_.choose(count * es)), std::memory_order_release);
       std::atomic_ref<uint64_t>(slot(rank_).block_ready).store(call, std::memory_order_release);
       copied_from_[rank_] = true;
       ++copied_;
@@ -63,11 +73,16 @@ bool TwoStepSlots::poll(uint64_t call, const void* input, void* output, size_t c
   for (int q = 0; q < n && copied_ < n; ++q) {
     if (copied_from_[q] || !ready(slot(q).block_ready, call)) continue;
     const Range theirs = block_range(count, n, q);
-    std::memcpy(out + theirs.offset * es, slot(q).data + theirs.offset * es, theirs.count * es);
+    std::memcpy(out + theirs.offset * es, slot(q).reduced + theirs.offset * es, theirs.count * es);
     copied_from_[q] = true;
     ++copied_;
   }
-  return copied_ == n;
+  if (copied_ < n) return false;
+  last_call_ = call;
+  if (rank_ == 0)
+    chooser_.record(stores_, count * es, std::chrono::duration<double>(std::chrono::steady_clock::now() - started_).count());
+  return true;
 }
 
 }  // namespace arlab
+

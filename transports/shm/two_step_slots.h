@@ -1,36 +1,45 @@
 // The two-step all-reduce of the shm transport (Transport::two_step_allreduce_*), on one slot
-// in every rank's shared segment. The slot is laid out like the user's buffer: rank r keeps its
-// copies of the peers' blocks at their own offsets, and its reduced block r at block r's.
+// in every rank's shared segment. The slot has two areas laid out like the user's buffer: in
+// `inputs` rank r keeps its copies of the peers' blocks at their own offsets, in `reduced` its
+// reduced block r at block r's.
 //
-//   post:   copy input block b into my slot, for every b != r          ; inputs_ready = call
+//   post:   copy input block b into my inputs, for every b != r       ; inputs_ready = call
 //   poll 1: as each peer's inputs_ready reaches call, fold its copy of block r into my output:
-//           out[r] = in[r] op slot_q[r] op ... (my own first, then the peers in rank order);
-//           once all are in, copy out[r] into my slot                   ; block_ready = call
-//   poll 2: as each peer's block_ready reaches call, copy its block from its slot into my output
+//           out[r] = in[r] op inputs_q[r] op ... (my own first, then the peers in rank order);
+//           once all are in, copy out[r] into my reduced area          ; block_ready = call
+//   poll 2: as each peer's block_ready reaches call, copy its block from its reduced area into
+//           my output
 //
-// One slot serves every call, and the flags only grow. Reusing it is safe: the peers' blocks
-// of my slot are read in the peers' step 1, which ends (block_ready) before my previous call
-// could end; my block r is rewritten only once every peer has posted this call, so has left
-// the previous one. Each block is reduced by its owner alone, so all ranks get the same bits.
+// One slot serves every call, and the flags only grow. Reusing it is safe whatever the sizes
+// of consecutive calls (the blocks move with the size): my inputs are read in the peers' step 1,
+// which ends (block_ready) before my previous call could end; my reduced area is rewritten only
+// once every peer has posted this call, so has left the previous one and its step 2. (With one
+// area, a call whose blocks lie elsewhere than the last call's could overwrite a reduced block a
+// peer was still copying: pieces of a large message, the last one short, did.) Each block is
+// reduced by its owner alone, so all ranks get the same bits.
 #pragma once
 
 #include <cstddef>
+#include <chrono>
 #include <cstdint>
 #include <vector>
 
+#include "transports/shm/slot_stores.h"
 #include "transports/transport.h"
 
 namespace arlab {
 
 class TwoStepSlots {
  public:
-  static constexpr size_t kMaxBytes = 4 << 20;  // the largest message: one slot holds a whole buffer
+  static constexpr size_t kMaxBytes = 2 << 20;  // the largest message of one call
   struct alignas(64) Slot {
-    uint64_t inputs_ready;  // the call whose peers' blocks are in data
-    char pad[56];
-    uint64_t block_ready;  // the call whose reduced block is in data
+    uint64_t inputs_ready;  // the call whose peers' blocks are in inputs
+    uint64_t next_stores;   // rank 0's slot: (call << 1) | StoreKind for the call after that one
+    char pad[48];
+    uint64_t block_ready;  // the call whose reduced block is in reduced
     char pad2[56];
-    char data[kMaxBytes];
+    char inputs[kMaxBytes];
+    char reduced[kMaxBytes];
   };
   static constexpr size_t kSegmentBytes = sizeof(Slot);
   static constexpr size_t kPieceBytes = 64 << 10;  // the fold's unit: well inside L2
@@ -51,6 +60,12 @@ class TwoStepSlots {
   int folded_ = 0;  // ranks folded into my block so far, in the order: me, then the others
   int copied_ = 0;  // ranks whose blocks are in my output (myself included)
   std::vector<bool> copied_from_;
+  // Cached or streaming stores into my slot, as rank 0 chose from the calls' times
+  // (slot_stores.h): the post's copies of the peers' blocks and the reduced block handed on.
+  StoreKind stores_ = StoreKind::Cached;
+  StoreChooser chooser_;  // rank 0's
+  uint64_t last_call_ = 0;
+  std::chrono::steady_clock::time_point started_;
 };
 
 }  // namespace arlab

@@ -1,0 +1,120 @@
+// The shm transport's choice between cached and streaming stores into its slots
+// (transports/shm/slot_stores.h), and the streaming copy itself.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <numeric>
+#include <vector>
+
+#include "transports/shm/slot_stores.h"
+
+namespace arlab {
+namespace {
+
+constexpr size_t kBytes = 1 << 20;
+
+// Runs `calls` calls through the chooser, each taking `cost(kind)` seconds; returns the kinds.
+template <typename Cost>
+std::vector<StoreKind> run(StoreChooser& chooser, int calls, Cost cost, size_t bytes = kBytes) {
+  std::vector<StoreKind> kinds;
+  for (int i = 0; i < calls; ++i) {
+    const StoreKind k = chooser.choose(bytes);
+    chooser.record(k, bytes, cost(k));
+    kinds.push_back(k);
+  }
+  return kinds;
+}
+
+int count(const std::vector<StoreKind>& kinds, StoreKind k) {
+  return static_cast<int>(std::count(kinds.begin(), kinds.end(), k));
+}
+
+TEST(SlotStores, TimesBothKindsThenKeepsTheFaster) {
+  // Cores sharing a cache: cached 100 us, streaming 250 us.
+  StoreChooser chooser;
+  const auto shared_cache = [](StoreKind k) { return k == StoreKind::Cached ? 100e-6 : 250e-6; };
+  const std::vector<StoreKind> start = run(chooser, 12, shared_cache);
+  EXPECT_GT(count(start, StoreKind::Streaming), 0) << "streaming was never timed";
+  EXPECT_EQ(start.back(), StoreKind::Cached);
+  EXPECT_NEAR(chooser.seconds_per_byte(StoreKind::Cached, kBytes) * kBytes, 100e-6, 1e-9);
+  EXPECT_NEAR(chooser.seconds_per_byte(StoreKind::Streaming, kBytes) * kBytes, 250e-6, 1e-9);
+  // Then it stays with cached, trying streaming for kRetryCalls calls in every kRetryEvery.
+  const std::vector<StoreKind> steady = run(chooser, 4 * StoreChooser::kRetryEvery, shared_cache);
+  EXPECT_EQ(count(steady, StoreKind::Streaming), 4 * static_cast<int>(StoreChooser::kRetryCalls));
+}
+
+TEST(SlotStores, FollowsAChangeOfPlacement) {
+  // The cores move apart: cached stores become ten times slower, streaming ones do not.
+  StoreChooser chooser;
+  run(chooser, 50, [](StoreKind k) { return k == StoreKind::Cached ? 100e-6 : 250e-6; });
+  const auto apart = [](StoreKind k) { return k == StoreKind::Cached ? 1000e-6 : 250e-6; };
+  const std::vector<StoreKind> after = run(chooser, 2 * StoreChooser::kRetryEvery, apart);
+  EXPECT_EQ(after.back(), StoreKind::Streaming);
+  EXPECT_GT(count(after, StoreKind::Streaming), static_cast<int>(StoreChooser::kRetryEvery));
+}
+
+TEST(SlotStores, ColdCallsAndSwitchesAreNotTimed) {
+  // The first calls of a size cost 100 times more (first touches): they must not count.
+  StoreChooser chooser;
+  int call = 0;
+  run(chooser, 20, [&](StoreKind k) { return (++call <= 3 ? 100.0 : 1.0) * (k == StoreKind::Cached ? 100e-6 : 250e-6); });
+  EXPECT_NEAR(chooser.seconds_per_byte(StoreKind::Cached, kBytes) * kBytes, 100e-6, 1e-9);
+  // The first calls after a switch pay for the other kind's lines: not counted either.
+  StoreChooser switching;
+  StoreKind last = StoreKind::Cached;
+  int run_length = 0;
+  for (int i = 0; i < 30; ++i) {
+    const StoreKind k = switching.choose(kBytes);
+    run_length = k == last ? run_length + 1 : 1;
+    last = k;
+    const double base = k == StoreKind::Cached ? 100e-6 : 250e-6;
+    switching.record(k, kBytes, run_length <= 2 ? 10 * base : base);
+  }
+  EXPECT_NEAR(switching.seconds_per_byte(StoreKind::Streaming, kBytes) * kBytes, 250e-6, 1e-9);
+}
+
+TEST(SlotStores, SizesAreTimedApart) {
+  // Streaming is faster for 4 MiB, cached for 64 KiB: each size keeps its own choice.
+  StoreChooser chooser;
+  for (int i = 0; i < 40; ++i) {
+    for (size_t bytes : {size_t{64} << 10, size_t{4} << 20}) {
+      const StoreKind k = chooser.choose(bytes);
+      const bool fast = (bytes > kBytes) == (k == StoreKind::Streaming);
+      chooser.record(k, bytes, fast ? 1e-4 : 3e-4);
+    }
+  }
+  EXPECT_EQ(chooser.choose(64 << 10), StoreKind::Cached);
+  EXPECT_EQ(chooser.choose(4 << 20), StoreKind::Streaming);
+  // Still timed while interleaved: a change at one size moves that size, once its next retry
+  // has timed the other kind again.
+  for (uint32_t i = 0; i < 2 * StoreChooser::kRetryEvery; ++i) {
+    for (size_t bytes : {size_t{64} << 10, size_t{4} << 20}) {
+      const StoreKind k = chooser.choose(bytes);
+      chooser.record(k, bytes, bytes > kBytes || k == StoreKind::Streaming ? 1e-4 : 3e-4);
+    }
+  }
+  EXPECT_EQ(chooser.choose(64 << 10), StoreKind::Streaming);
+  EXPECT_EQ(chooser.choose(4 << 20), StoreKind::Streaming);
+  // Below kMinBytes: always cached, never timed.
+  EXPECT_EQ(chooser.choose(StoreChooser::kMinBytes - 1), StoreKind::Cached);
+  chooser.record(StoreKind::Streaming, StoreChooser::kMinBytes - 1, 1.0);
+  EXPECT_EQ(chooser.seconds_per_byte(StoreKind::Streaming, StoreChooser::kMinBytes - 1), 0);
+}
+
+TEST(SlotStores, StreamingCopyCopiesEveryByte) {
+  // Every alignment of the destination against a line, lengths around the 64-byte steps.
+  std::vector<unsigned char> src(4096 + 200);
+  std::iota(src.begin(), src.end(), 0);
+  for (size_t offset : {0, 1, 8, 15, 16, 33, 63})
+    for (size_t bytes : {0, 1, 15, 16, 63, 64, 65, 127, 200, 4096 + 7}) {
+      std::vector<unsigned char> dst(bytes + 128, 0xee);
+      copy_streaming(dst.data() + offset, src.data() + 3, bytes);
+      for (size_t i = 0; i < dst.size(); ++i) {
+        const bool inside = i >= offset && i < offset + bytes;
+        ASSERT_EQ(dst[i], inside ? src[3 + i - offset] : 0xee) << "offset " << offset << ", " << bytes << " bytes, byte " << i;
+      }
+    }
+}
+
+}  // namespace
+}  // namespace arlab
