@@ -46,19 +46,27 @@ void copy_with(StoreKind kind, void* dst, const void* src, size_t bytes) {
   else std::memcpy(dst, src, bytes);
 }
 
+void StoreChooser::Window::add(double sample) {
+  samples[next] = sample;
+  next = (next + 1) % kWindow;
+  count = std::min(count + 1, kWindow);
+}
+
+double StoreChooser::Window::least() const {
+  return count < kTimed ? 0 : *std::min_element(samples.begin(), samples.begin() + count);
+}
+
+StoreKind StoreChooser::SizeClass::faster() const {
+  return kinds[1].least() < kinds[0].least() ? StoreKind::Streaming : StoreKind::Cached;
+}
+
 StoreKind StoreChooser::choose(size_t bytes) {
   if (bytes < kMinBytes) return StoreKind::Cached;
-  SizeClass& c = classes_[size_class(bytes)];
-  const double cached = c.seconds_per_byte[0], streaming = c.seconds_per_byte[1];
-  // Cached until timed, then streaming until timed, then the faster; every kRetryEvery calls,
-  // kRetryCalls of the other kind.
-  StoreKind best = cached == 0      ? StoreKind::Cached
-                   : streaming == 0 ? StoreKind::Streaming
-                   : cached <= streaming ? StoreKind::Cached
-                                         : StoreKind::Streaming;
-  if (cached != 0 && streaming != 0 && c.calls % kRetryEvery < kRetryCalls)
-    best = best == StoreKind::Cached ? StoreKind::Streaming : StoreKind::Cached;
-  return best;
+  const SizeClass& c = classes_[size_class(bytes)];
+  // Cached until timed enough, then streaming until timed enough, then the faster.
+  if (c.kinds[0].count < kTimed) return StoreKind::Cached;
+  if (c.kinds[1].count < kTimed) return StoreKind::Streaming;
+  return c.faster();
 }
 
 void StoreChooser::record(StoreKind kind, size_t bytes, double seconds) {
@@ -66,16 +74,17 @@ void StoreChooser::record(StoreKind kind, size_t bytes, double seconds) {
   SizeClass& c = classes_[size_class(bytes)];
   c.run = kind == c.previous ? c.run + 1 : 1;
   c.previous = kind;
+  // Every kRetryEvery calls the slower kind's times go, so choose() times it again.
+  if (++c.calls % kRetryEvery == 0 && c.kinds[0].count >= kTimed && c.kinds[1].count >= kTimed)
+    c.kinds[c.faster() == StoreKind::Cached ? 1 : 0] = Window{};
   // A size's first calls are cold (its buffers' first touches), and the calls right after a
   // switch pay for where the other kind left the lines: neither says what this kind costs.
-  if (++c.calls <= kColdCalls || c.run <= kSwitchCalls) return;
-  double& average = c.seconds_per_byte[static_cast<size_t>(kind)];
-  const double sample = seconds / static_cast<double>(bytes);
-  average = average == 0 ? sample : 0.75 * average + 0.25 * sample;
+  if (c.calls <= kColdCalls || c.run <= kSwitchCalls) return;
+  c.kinds[static_cast<size_t>(kind)].add(seconds / static_cast<double>(bytes));
 }
 
 double StoreChooser::seconds_per_byte(StoreKind kind, size_t bytes) const {
-  return bytes < kMinBytes ? 0 : classes_[size_class(bytes)].seconds_per_byte[static_cast<size_t>(kind)];
+  return bytes < kMinBytes ? 0 : classes_[size_class(bytes)].kinds[static_cast<size_t>(kind)].least();
 }
 
 }  // namespace arlab

@@ -11,8 +11,8 @@
 // between them: memcpy into the slot falls to 2 GB/s and the all-reduce takes 1100 us, while
 // with streaming stores, which take no line from anyone, it takes 190 us. Which case holds can
 // change during a run, so both are timed as they are used: the cost that counts is the whole
-// call's (the reader pays for where the writer put the data), kept as a moving average per
-// power-of-two size; the faster kind is used, and the other tried again for 4 calls in every 256.
+// call's (the reader pays for where the writer put the data), per power-of-two size; the faster
+// kind is used, and every 256 calls the other is timed afresh.
 #pragma once
 
 #include <array>
@@ -31,23 +31,34 @@ void copy_with(StoreKind kind, void* dst, const void* src, size_t bytes);
 class StoreChooser {
  public:
   static constexpr size_t kMinBytes = 16 << 10;  // smaller messages: memcpy, untimed
-  static constexpr uint32_t kRetryEvery = 256, kRetryCalls = 4;
-  static constexpr uint32_t kColdCalls = 3;    // a size's first calls: untimed
-  static constexpr uint32_t kSwitchCalls = 2;  // the calls after a switch: untimed
+  static constexpr uint32_t kWindow = 8;         // a kind's cost: the least of its last 8 timed calls
+  static constexpr uint32_t kTimed = 4;          // timed calls of each kind before choosing
+  static constexpr uint32_t kColdCalls = 3;      // a size's first calls: untimed
+  static constexpr uint32_t kSwitchCalls = 2;    // the calls after a switch: untimed
+  static constexpr uint32_t kRetryEvery = 256;   // then the slower kind's times are dropped and retaken
 
-  // The kind the next call of `bytes` uses: the faster so far, or the other on a retry.
+  // The kind the next call of `bytes` uses.
   StoreKind choose(size_t bytes);
   // How long a call of `bytes` took with that kind.
   void record(StoreKind kind, size_t bytes, double seconds);
-  // The average so far (0: not timed yet), for tests.
+  // A kind's cost so far (0: not timed enough yet), for tests.
   double seconds_per_byte(StoreKind kind, size_t bytes) const;
 
  private:
+  // The last kWindow timed costs of one kind; the least is its cost (one preempted or page-
+  // faulting call does not move it, kWindow slow calls in a row do).
+  struct Window {
+    std::array<double, kWindow> samples{};
+    uint32_t count = 0, next = 0;
+    void add(double sample);
+    double least() const;
+  };
   struct SizeClass {
-    std::array<double, 2> seconds_per_byte{};
+    std::array<Window, 2> kinds;
     uint32_t calls = 0;
     StoreKind previous = StoreKind::Cached;  // the last call's kind
     uint32_t run = 0;                        // calls of that kind in a row
+    StoreKind faster() const;
   };
   std::array<SizeClass, 64> classes_{};
 };
