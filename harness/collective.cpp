@@ -270,7 +270,7 @@ AutoChoice choose_algorithm(int nranks, double bytes, int ranks_per_node, const 
 // against oneshot's 0.26 (0.17 against 0.15 at 128 B), so oneshot only up to 256 B folded;
 // with ranks sharing cores the two waits still cost more up to 8 KiB at N = 4 (7.2 us each),
 // so there the 32 KiB rule stands.
-// Over its 4 MiB slot twoshot goes through it in pieces, still ahead of every schedule: 64 MiB
+// Over its 2 MiB slot twoshot goes through it in pieces, still ahead of every schedule: 64 MiB
 // at N = 2 in 10.8-11.3 ms against the ring's 18-21 ms (private buffers); 8 and 32 MiB at N = 4
 // on 2 cores in 2.9-3.2 and 13.5-15.0 ms against rabenseifner's 6.3-7.2 and 28.7-29.5 ms.
 std::string choose_slot_path(int nranks, size_t bytes, const SlotPaths& paths) {

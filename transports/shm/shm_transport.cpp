@@ -11,8 +11,8 @@
 // the call's number; every rank then folds all ranks' slots, in rank order, straight from
 // the peers' segments into its output. A slot is written again two calls later, which no rank
 // can begin before every rank has finished reading it (each rank's next call waits for all).
-// Messages up to 4 MiB can take two steps through one more slot (two_step_slots.h), where
-// /dev/shm has room for them; on symmetric memory (symmetric_memory.h) any message can take
+// Messages up to 2 MiB can take two steps through one more slot (two_step_slots.h; the harness
+// takes larger ones through it in pieces), where /dev/shm has room for it; on symmetric memory (symmetric_memory.h) any message can take
 // the same two steps reading the peers' buffers directly (symmetric_two_step.h), and a
 // schedule's write into a peer's window that lies in symmetric memory (the harness puts the
 // scratch there too when input and output are) is a plain memcpy.
