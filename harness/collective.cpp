@@ -270,12 +270,18 @@ AutoChoice choose_algorithm(int nranks, double bytes, int ranks_per_node, const 
 // against oneshot's 0.26 (0.17 against 0.15 at 128 B), so oneshot only up to 256 B folded;
 // with ranks sharing cores the two waits still cost more up to 8 KiB at N = 4 (7.2 us each),
 // so there the 32 KiB rule stands.
+// With a core per rank (this version's slots, private buffers, N = 2, -n 200 -r 5, two runs)
+// twoshot is ahead from 1 KiB up (4 KiB: 0.68-0.70 us against 0.88-0.91; 16 KiB: 3.1 against
+// 3.6 us; 1 KiB even; 256 B: 0.27 against 0.19 us): oneshot up to 1 KiB folded.
 // Over its 2 MiB slot twoshot goes through it in pieces, still ahead of every schedule: 64 MiB
 // at N = 2 in 10.8-11.3 ms against the ring's 18-21 ms (private buffers); 8 and 32 MiB at N = 4
 // on 2 cores in 2.9-3.2 and 13.5-15.0 ms against rabenseifner's 6.3-7.2 and 28.7-29.5 ms.
 std::string choose_slot_path(int nranks, size_t bytes, const SlotPaths& paths) {
   const bool two_step = paths.symmetric || paths.two_step_limit > 0;
-  const size_t fold_cap = paths.symmetric && !paths.cores_shared ? 256 : two_step ? 32 << 10 : 512 << 10;
+  const size_t fold_cap = !two_step             ? 512 << 10
+                          : paths.cores_shared    ? 32 << 10
+                          : paths.symmetric       ? 256
+                                                  : 1 << 10;
   const size_t folded = bytes * static_cast<size_t>(std::max(1, nranks - 1));
   if (paths.one_step_limit > 0 && bytes <= paths.one_step_limit && folded <= fold_cap) return "oneshot";
   if (two_step) return "twoshot";

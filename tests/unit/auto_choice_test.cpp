@@ -32,6 +32,11 @@ TEST(AutoChoice, SharedSlotPathsBeforeTheModel) {
   EXPECT_EQ(choose_slot_path(2, 4 << 20, slots), "twoshot");
   EXPECT_EQ(choose_slot_path(2, (4 << 20) + 1, slots), "twoshot");  // over the slot: in pieces
   EXPECT_EQ(choose_slot_path(4, size_t{1} << 30, slots), "twoshot");
+  // A core per rank: two steps from 1 KiB folded (ranks sharing cores, above: 32 KiB).
+  const SlotPaths own_cores{512 << 10, 2 << 20, false, false};
+  EXPECT_EQ(choose_slot_path(2, 1 << 10, own_cores), "oneshot");
+  EXPECT_EQ(choose_slot_path(2, 2 << 10, own_cores), "twoshot");
+  EXPECT_EQ(choose_slot_path(3, 1 << 10, own_cores), "twoshot");  // folds 2 KiB
   // No two-step slots (a small /dev/shm): one step up to 512 KiB folded, as before them.
   EXPECT_EQ(choose_slot_path(2, 512 << 10, {512 << 10, 0}), "oneshot");
   EXPECT_EQ(choose_slot_path(4, 256 << 10, {512 << 10, 0}), "");
