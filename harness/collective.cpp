@@ -211,7 +211,7 @@ class AutoAllreduce final : public Collective {
     const AutoChoice choice =
         slots.empty() ? choose_algorithm(transport.size(), static_cast<double>(bytes), spec.ranks_per_node, machine)
                       : AutoChoice{slots, "ring"};
-    if (choice.algorithm == "oneshot" || choice.algorithm == "twoshot") {
+    if (is_slot_path(choice.algorithm)) {
       chosen_ = choice.algorithm;
       inner_ = std::make_unique<SlotAllreduce>(spec, transport, device, SlotAllreduce::path_for(chosen_, spec, transport));
       return;
@@ -274,7 +274,7 @@ AutoChoice choose_algorithm(int nranks, double bytes, int ranks_per_node, const 
 // twoshot is ahead from 1 KiB up (4 KiB: 0.68-0.70 us against 0.88-0.91; 16 KiB: 3.1 against
 // 3.6 us; 1 KiB even; 256 B: 0.27 against 0.19 us): oneshot up to 1 KiB folded.
 // Over its 2 MiB slot twoshot goes through it in pieces, still ahead of every schedule: 64 MiB
-// at N = 2 in 10.8-11.3 ms against the ring's 18-21 ms (private buffers); 8 and 32 MiB at N = 4
+// at N = 2 in 10.2-13.8 ms against the ring's 17.6-18.2 ms (private buffers); 8 and 32 MiB at N = 4
 // on 2 cores in 2.9-3.2 and 13.5-15.0 ms against rabenseifner's 6.3-7.2 and 28.7-29.5 ms.
 std::string choose_slot_path(int nranks, size_t bytes, const SlotPaths& paths) {
   const bool two_step = paths.symmetric || paths.two_step_limit > 0;
@@ -288,6 +288,8 @@ std::string choose_slot_path(int nranks, size_t bytes, const SlotPaths& paths) {
   return "";
 }
 
+bool is_slot_path(std::string_view name) { return name == "oneshot" || name == "twoshot"; }
+
 const std::vector<BaselineInfo>& baselines() {
   static const std::vector<BaselineInfo> table = {
       {"mpi", "the MPI library's own MPI_Allreduce", "mpi"},
@@ -297,7 +299,7 @@ const std::vector<BaselineInfo>& baselines() {
 }
 
 bool is_known_algorithm(std::string_view name) {
-  if (find_algorithm(name) || name == "auto" || name == "oneshot" || name == "twoshot") return true;
+  if (find_algorithm(name) || name == "auto" || is_slot_path(name)) return true;
   for (const auto& b : baselines())
     if (b.name == name) return true;
   return false;
@@ -314,7 +316,7 @@ std::unique_ptr<Collective> make_collective(const AllreduceSpec& spec, Transport
   if (const AlgorithmInfo* a = find_algorithm(spec.algorithm))
     return std::make_unique<ScheduledAllreduce>(spec, *a, transport, device);
   if (spec.algorithm == "auto") return std::make_unique<AutoAllreduce>(spec, transport, device);
-  if (spec.algorithm == "oneshot" || spec.algorithm == "twoshot")
+  if (is_slot_path(spec.algorithm))
     return std::make_unique<SlotAllreduce>(spec, transport, device, SlotAllreduce::path_for(spec.algorithm, spec, transport));
   for (const auto& b : baselines())
     if (b.name == spec.algorithm) return std::make_unique<NativeAllreduce>(spec, lookup(b.transport), device);

@@ -77,6 +77,8 @@ struct SlotPaths {
   bool cores_shared = true;   // ranks outnumber cores (every wait is a yield)
 };
 std::string choose_slot_path(int nranks, size_t bytes, const SlotPaths& paths);
+// "oneshot" or "twoshot": a transport's path through shared slots, not a schedule.
+bool is_slot_path(std::string_view name);
 std::string all_algorithm_names();
 
 }  // namespace arlab

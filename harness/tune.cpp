@@ -17,10 +17,10 @@
 
 #include "algorithms/reducers.h"
 #include "algorithms/registry.h"
+#include "harness/bench_options.h"
 #include "harness/collective.h"
 #include "harness/devices.h"
 #include "harness/least_squares.h"
-#include "harness/bench_options.h"
 #include "harness/cli.h"
 #include "harness/launched_errors.h"
 #include "harness/sizes.h"
@@ -159,8 +159,9 @@ int run_tune(int argc, char** argv) {
       const int iterations = bytes <= (64u << 10) ? 50 : bytes <= (2u << 20) ? 10 : 4;
       const double seconds = best_seconds(*c, *boot, bytes, iterations);
       measured.seconds[name].push_back(seconds);
-      if (!find_algorithm(name) || bytes > (4u << 20)) continue;  // hier and the slot paths: no closed form to fit
-      const CostCounts counts = find_algorithm(name)->closed_form({boot->size(), static_cast<double>(bytes)});
+      const AlgorithmInfo* flat = find_algorithm(name);  // hier and the slot paths: no closed form to fit
+      if (!flat || bytes > (4u << 20)) continue;
+      const CostCounts counts = flat->closed_form({boot->size(), static_cast<double>(bytes)});
       observations.push_back({{counts.rounds, counts.bytes_sent, counts.bytes_reduced}, seconds});
     }
   const auto fitted = fit_nonnegative(observations);

@@ -5,6 +5,7 @@
 #include <nlohmann/json.hpp>
 
 #include "algorithms/registry.h"
+#include "harness/collective.h"
 #include "harness/errors.h"
 #include "harness/reporters.h"
 
@@ -32,7 +33,7 @@ MeasuredTimes measured_from(const nlohmann::json& j, const std::string& path) {
     throw UsageError(path + ": " + e.what());
   }
   for (const auto& [name, times] : t.seconds)
-    if (!find_algorithm(parse_measured_name(name).algorithm) && name != "oneshot" && name != "twoshot")
+    if (!find_algorithm(parse_measured_name(name).algorithm) && !is_slot_path(name))
       throw UsageError(path + ": measured times of an unknown algorithm '" + name + "'");
   return t;
 }

@@ -23,6 +23,8 @@ void TwoStepSlots::post(uint64_t call, const void* input, size_t count, const Na
   copied_from_.assign(n, false);
   started_ = std::chrono::steady_clock::now();
   // The kind of stores rank 0 chose at the end of the last call, for this one (slot_stores.h).
+  // It chose for the last call's size: the next call mostly has the same (the pieces of one
+  // message, an application's loop); a small call after a large one keeps memcpy.
   const uint64_t decided = std::atomic_ref<uint64_t>(slot(0).next_stores).load(std::memory_order_acquire);
   stores_ = decided >> 1 == last_call_ && count * es >= StoreChooser::kMinBytes ? StoreKind(decided & 1) : StoreKind::Cached;
   Slot& mine = slot(rank_);
@@ -85,4 +87,3 @@ bool TwoStepSlots::poll(uint64_t call, const void* input, void* output, size_t c
 }
 
 }  // namespace arlab
-

@@ -19,8 +19,8 @@
 // reduced by its owner alone, so all ranks get the same bits.
 #pragma once
 
-#include <cstddef>
 #include <chrono>
+#include <cstddef>
 #include <cstdint>
 #include <vector>
 
