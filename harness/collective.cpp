@@ -159,7 +159,7 @@ class SlotAllreduce final : public Collective {
   void run_one(const void* input, void* output, size_t count) {
     const size_t bytes = count * reduction_.element_size;
     if (path_ == Path::Symmetric) transport_.symmetric_allreduce_post(input, output, bytes);
-    else if (path_ == Path::TwoStep) transport_.two_step_allreduce_post(input, count, reduction_);
+    else if (path_ == Path::TwoStep) transport_.two_step_allreduce_post(input, count, reduction_, bytes_);
     else transport_.small_allreduce_post(input, bytes);
     const auto done = [&] {
       switch (path_) {

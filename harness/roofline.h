@@ -11,6 +11,9 @@
 //   reduce(n)  dst = a op b over n bytes (reads 2n, writes n: 3n bytes moved)
 //   copy(n)    dst = src over n bytes (2n bytes moved)
 //   memory bound = (N+1)/(3N) * reduce(n) + (N-1)/(2N) * copy(n)
+// On the host each loop is timed with cached stores and with streaming ones (straight to
+// memory, no read of the line first; transports/streaming_copy.h), and the faster counts:
+// arlab writes large outputs with streaming stores, so the bound must allow them too.
 // For N = 2 that is half a reduce plus a quarter of a copy; where both loops move bytes at the
 // same rate it is one copy of n, whatever N. One rank alone: one copy (out of place).
 // (Until 2026-12 the bound charged the second part as a whole copy, (N-1)/N * copy(n): it
@@ -40,8 +43,9 @@ struct MemoryLoopTimes {
 
 double memory_bound_us(const MemoryLoopTimes& loops, int nranks);
 double link_bound_us(double bytes, int nnodes, double link_bytes_per_second);
-// The table header's account of how the bound was computed.
-std::string roofline_description(int nranks, int nnodes, double link_bytes_per_second, bool link_measured);
+// The table header's account of how the bound was computed (host: the loops ran on the CPU,
+// with cached and streaming stores).
+std::string roofline_description(int nranks, int nnodes, double link_bytes_per_second, bool link_measured, bool host);
 
 // Runs the two loops over `bytes` of the three buffers (each at least that long) on every
 // rank at once; the best of a few rounds (a bound is the best the hardware does).

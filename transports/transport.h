@@ -145,11 +145,14 @@ class Transport {
   // blocks into its output. Each block is reduced once, by its owner, so all ranks get the same
   // bits. Per rank that is 2(N-1)/N n bytes copied plus one reduce of n/N, against the one-step
   // path's n copied plus N-1 reduces of n. two_step_allreduce_limit(): the largest message of
-  // one call in bytes (0: none); the harness takes larger ones through it in pieces. Post once,
-  // then poll until it returns true, with the same buffers.
+  // one call in bytes (0: none); the harness takes larger ones through it in pieces, and
+  // message_bytes names the whole message a call is a piece of (whether its buffers fit in the
+  // caches decides how the output is written). Post once, then poll until it returns true,
+  // with the same buffers.
   virtual size_t two_step_allreduce_limit() const { return 0; }
-  virtual void two_step_allreduce_post(const void* input, size_t count, const NativeReduction& reduction) {
-    (void)input, (void)count, (void)reduction;
+  virtual void two_step_allreduce_post(const void* input, size_t count, const NativeReduction& reduction,
+                                       size_t message_bytes) {
+    (void)input, (void)count, (void)reduction, (void)message_bytes;
     throw TransportUnavailable("transport '" + name() + "' has no two-step shared-memory all-reduce");
   }
   virtual bool two_step_allreduce_poll(const void* input, void* output, size_t count, const NativeReduction& reduction) {

@@ -51,6 +51,32 @@ else
   fail "bench --symmetric: $(tail -12 "$work/symmetric")"
 fi
 
+# Streaming stores into the outputs (ARLAB_SHM_OUTPUT_STORES; by default only out of place and
+# past half the last-level cache, sizes too large for a test): forced on, twoshot through the
+# slots and on symmetric memory, at 2 ranks (the one fold streams its piece into the output)
+# and 3 (folds build the block in the output, the peers' blocks stream in), odd sizes up to
+# 3,000,004 bytes (pieces, the last one short) at an unaligned offset: every result checked (-c 1)
+# in and out of place. Then a bad value: one line naming the variable, a failed run.
+for ranks in 2 3; do
+  for buffers in "" --symmetric; do
+    name="ARLAB_SHM_OUTPUT_STORES=streaming, $ranks ranks${buffers:+, $buffers}"
+    if timeout 300 mpirun -q --oversubscribe -np "$ranks" -x ARLAB_SHM_OUTPUT_STORES=streaming \
+        "$arlab" bench -a twoshot -t shm $buffers -b 4 -e 3000004 -f 9 -n 2 -w 1 -c 1 --offset 3 >"$work/streamed" 2>&1 &&
+      [ "$(awk '/^ +[0-9]/ { rows++; if ($9 == 0 && $13 == 0) ok++ } END { print rows + 0, ok + 0 }' "$work/streamed")" = "7 7" ]; then
+      pass "bench: twoshot with $name, every result right"
+    else
+      fail "bench: twoshot with $name: $(tail -8 "$work/streamed")"
+    fi
+  done
+done
+timeout 60 mpirun -q -np 2 -x ARLAB_SHM_OUTPUT_STORES=always "$arlab" bench -a twoshot -t shm -e 1M >"$work/out" 2>&1
+status=$?
+if [ "$status" -ne 0 ] && grep -q "ARLAB_SHM_OUTPUT_STORES='always': expected auto, cached or streaming" "$work/out"; then
+  pass "a bad ARLAB_SHM_OUTPUT_STORES: says which values it takes, exit $status"
+else
+  fail "a bad ARLAB_SHM_OUTPUT_STORES: exit $status, $(tail -4 "$work/out")"
+fi
+
 # Where /dev/shm has too little room for the two-step slots (containers often give it 64 MiB),
 # twoshot says so and auto runs without it, instead of the job dying of SIGBUS on a page the
 # tmpfs cannot hold. Here: a private mount namespace whose /dev/shm holds 16 MiB (two ranks'

@@ -38,12 +38,15 @@ TEST(Roofline, LinkBoundPerNode) {
 }
 
 TEST(Roofline, HeaderSaysHowTheBoundWasMade) {
-  const std::string one_node = roofline_description(2, 1, 0, false);
+  const std::string one_node = roofline_description(2, 1, 0, false, true);
   EXPECT_NE(one_node.find("(N+1)/3N x reduce(n) + (N-1)/2N x copy(n), N = 2"), std::string::npos);
+  EXPECT_NE(one_node.find("cached or streaming stores, whichever is faster"), std::string::npos);
   EXPECT_EQ(one_node.find("link"), std::string::npos);
-  const std::string nodes = roofline_description(2, 4, 125e6, false);
+  // On a GPU the loops are the device's own: no store kinds to choose.
+  EXPECT_EQ(roofline_description(2, 1, 0, false, false).find("streaming"), std::string::npos);
+  const std::string nodes = roofline_description(2, 4, 125e6, false, true);
   EXPECT_NE(nodes.find("link = 2(M-1)/M x n / 0.125 GB/s (1 Gb/s) (--link-rate), M = 4"), std::string::npos);
-  EXPECT_NE(roofline_description(2, 4, 125e6, true).find("measured between two nodes"), std::string::npos);
+  EXPECT_NE(roofline_description(2, 4, 125e6, true, true).find("measured between two nodes"), std::string::npos);
 }
 
 }  // namespace

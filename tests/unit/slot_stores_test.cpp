@@ -107,6 +107,32 @@ TEST(SlotStores, SizesAreTimedApart) {
   EXPECT_EQ(chooser.seconds_per_byte(StoreKind::Streaming, StoreChooser::kMinBytes - 1), 0);
 }
 
+// The outputs' stores (output_stores): streaming only out of place and where the node's
+// buffers pass half the last-level cache; the setting overrides the rule either way.
+TEST(OutputStores, StreamingOnlyOutOfPlaceBeyondHalfTheCache) {
+  constexpr size_t l3 = 256u << 20;
+  const auto kind = [&](size_t bytes, int ranks, bool in_place) {
+    return output_stores(bytes, ranks, in_place, OutputStoresSetting::Auto, l3);
+  };
+  // 2 ranks x (input + output): 64 MiB messages fill 256 MiB, past half of it; 32 MiB do not.
+  EXPECT_EQ(kind(64u << 20, 2, false), StoreKind::Streaming);
+  EXPECT_EQ(kind(32u << 20, 2, false), StoreKind::Cached);
+  EXPECT_EQ(kind((32u << 20) + 64, 2, false), StoreKind::Streaming);
+  // More ranks on the node: smaller messages already pass it.
+  EXPECT_EQ(kind(16u << 20, 8, false), StoreKind::Streaming);
+  EXPECT_EQ(kind(16u << 20, 4, false), StoreKind::Cached);
+  // In place the output is the input, just read: never streamed.
+  EXPECT_EQ(kind(1u << 30, 2, true), StoreKind::Cached);
+  EXPECT_EQ(kind(0, 2, false), StoreKind::Cached);
+}
+
+TEST(OutputStores, TheSettingOverridesTheRule) {
+  EXPECT_EQ(output_stores(64, 2, true, OutputStoresSetting::Streaming, 1 << 20), StoreKind::Streaming);
+  EXPECT_EQ(output_stores(1u << 30, 2, false, OutputStoresSetting::Cached, 1 << 20), StoreKind::Cached);
+  // Asking the machine gives some cache: a message far past any cache streams.
+  EXPECT_EQ(output_stores(size_t{1} << 40, 2, false, OutputStoresSetting::Auto), StoreKind::Streaming);
+}
+
 TEST(SlotStores, StreamingCopyCopiesEveryByte) {
   // Every alignment of the destination against a line, lengths around the 64-byte steps.
   std::vector<unsigned char> src(4096 + 200);

@@ -46,6 +46,11 @@ class ShmTransport final : public one_sided::OneSidedTransport {
  public:
   // node_of[r]: the node of rank r; this rank maps the segments of the ranks on its node.
   ShmTransport(Bootstrap& boot, std::vector<int> node_of) : OneSidedTransport(boot, "shm"), node_of_(std::move(node_of)) {
+    try {
+      output_stores_setting();  // before anything is created (slot_stores.h)
+    } catch (const std::invalid_argument& e) {
+      throw TransportError(std::string("shm transport: ") + e.what());
+    }
     uint64_t job = 0;
     if (boot.rank() == 0)
       job = static_cast<uint64_t>(getpid()) << 32 ^
@@ -142,10 +147,11 @@ class ShmTransport final : public one_sided::OneSidedTransport {
   }
 
   size_t two_step_allreduce_limit() const override { return two_step_ ? TwoStepSlots::kMaxBytes : 0; }
-  void two_step_allreduce_post(const void* input, size_t count, const NativeReduction& reduction) override {
+  void two_step_allreduce_post(const void* input, size_t count, const NativeReduction& reduction,
+                               size_t message_bytes) override {
     if (!two_step_)
       throw TransportUnavailable("shm two_step_allreduce_post: no two-step slots (ranks on several nodes, or too little room in /dev/shm)");
-    two_step_->post(++small_calls_, input, count, reduction);
+    two_step_->post(++small_calls_, input, count, reduction, message_bytes);
   }
   bool two_step_allreduce_poll(const void* input, void* output, size_t count, const NativeReduction& reduction) override {
     return two_step_->poll(small_calls_, input, output, count, reduction);

@@ -2,11 +2,12 @@
 
 #include <algorithm>
 #include <bit>
+#include <cstdlib>
 #include <cstring>
+#include <stdexcept>
+#include <string>
 
-#if defined(__SSE2__)
-#include <emmintrin.h>
-#endif
+#include <unistd.h>
 
 namespace arlab {
 namespace {
@@ -15,35 +16,37 @@ size_t size_class(size_t bytes) { return std::bit_width(bytes) - 1; }
 
 }  // namespace
 
-void copy_streaming(void* dst, const void* src, size_t bytes) {
-#if defined(__SSE2__)
-  char* d = static_cast<char*>(dst);
-  const char* s = static_cast<const char*>(src);
-  // Up to the destination's first 16-byte boundary with memcpy, then a line (64 bytes) per
-  // step with streaming stores, the tail with memcpy again.
-  const size_t head = std::min(bytes, (16 - reinterpret_cast<uintptr_t>(d) % 16) % 16);
-  std::memcpy(d, s, head);
-  size_t i = head;
-  for (; i + 64 <= bytes; i += 64) {
-    const __m128i a = _mm_loadu_si128(reinterpret_cast<const __m128i*>(s + i));
-    const __m128i b = _mm_loadu_si128(reinterpret_cast<const __m128i*>(s + i + 16));
-    const __m128i c = _mm_loadu_si128(reinterpret_cast<const __m128i*>(s + i + 32));
-    const __m128i e = _mm_loadu_si128(reinterpret_cast<const __m128i*>(s + i + 48));
-    _mm_stream_si128(reinterpret_cast<__m128i*>(d + i), a);
-    _mm_stream_si128(reinterpret_cast<__m128i*>(d + i + 16), b);
-    _mm_stream_si128(reinterpret_cast<__m128i*>(d + i + 32), c);
-    _mm_stream_si128(reinterpret_cast<__m128i*>(d + i + 48), e);
-  }
-  std::memcpy(d + i, s + i, bytes - i);
-  _mm_sfence();  // streaming stores are weakly ordered
-#else
-  std::memcpy(dst, src, bytes);
-#endif
-}
-
 void copy_with(StoreKind kind, void* dst, const void* src, size_t bytes) {
   if (kind == StoreKind::Streaming) copy_streaming(dst, src, bytes);
   else std::memcpy(dst, src, bytes);
+}
+
+OutputStoresSetting output_stores_setting() {
+  static const OutputStoresSetting setting = [] {
+    const char* value = std::getenv("ARLAB_SHM_OUTPUT_STORES");
+    const std::string v = value ? value : "auto";
+    if (v == "auto") return OutputStoresSetting::Auto;
+    if (v == "cached") return OutputStoresSetting::Cached;
+    if (v == "streaming") return OutputStoresSetting::Streaming;
+    throw std::invalid_argument("ARLAB_SHM_OUTPUT_STORES='" + v + "': expected auto, cached or streaming");
+  }();
+  return setting;
+}
+
+StoreKind output_stores(size_t message_bytes, int ranks, bool in_place, OutputStoresSetting setting,
+                        size_t last_level_cache_bytes) {
+  if (setting != OutputStoresSetting::Auto)
+    return setting == OutputStoresSetting::Streaming ? StoreKind::Streaming : StoreKind::Cached;
+  if (in_place) return StoreKind::Cached;
+  if (last_level_cache_bytes == 0) {
+    static const size_t machine = [] {
+      const long l3 = sysconf(_SC_LEVEL3_CACHE_SIZE);
+      return l3 > 0 ? static_cast<size_t>(l3) : size_t{32} << 20;
+    }();
+    last_level_cache_bytes = machine;
+  }
+  const size_t footprint = static_cast<size_t>(std::max(1, ranks)) * 2 * message_bytes;
+  return footprint > last_level_cache_bytes / 2 ? StoreKind::Streaming : StoreKind::Cached;
 }
 
 void StoreChooser::Window::add(double sample) {

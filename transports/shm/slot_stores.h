@@ -19,14 +19,30 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "transports/streaming_copy.h"
+
 namespace arlab {
 
 enum class StoreKind : uint8_t { Cached, Streaming };
 
-// Streaming stores where the CPU has them (SSE2 on x86-64), else memcpy. Ends with a store
-// fence, so a flag released after it is seen after the data.
-void copy_streaming(void* dst, const void* src, size_t bytes);
 void copy_with(StoreKind kind, void* dst, const void* src, size_t bytes);
+
+// The stores that write the all-reduce's result into the outputs (twoshot, through slots or on
+// symmetric memory). Streaming where the call is out of place and the node's buffers (every
+// rank's input and output, ranks x 2 x message_bytes) pass half the last-level cache: then
+// the output's lines are not in any cache, and a cached store would first read each one from
+// memory. In place the line was just read (it is the input), and a streaming store would throw
+// it out. Measured on the build VM (N = 2, L3 260 MiB), twoshot out of place, cached against
+// streaming: 64 MiB 19.2-19.8 against 14.8-14.9 ms (private buffers), 13.6-14.4 against
+// 11.6-11.8 ms (symmetric); 48 MiB 16.4-20.8 against 11.2-12.7 ms; at 1-24 MiB even or up to
+// 8 % slower, and in place 1.3-3x slower at every size.
+// ARLAB_SHM_OUTPUT_STORES=cached or streaming overrides the rule (auto: the rule).
+enum class OutputStoresSetting : uint8_t { Auto, Cached, Streaming };
+// ARLAB_SHM_OUTPUT_STORES, read once; throws std::invalid_argument naming the variable on a bad value.
+OutputStoresSetting output_stores_setting();
+// last_level_cache_bytes: 0 asks the machine (sysconf; 32 MiB where it does not say).
+StoreKind output_stores(size_t message_bytes, int ranks, bool in_place, OutputStoresSetting setting,
+                        size_t last_level_cache_bytes = 0);
 
 class StoreChooser {
  public:

@@ -29,6 +29,7 @@ void SymmetricTwoStep::post(uint64_t call, const void* input, void* output, size
   mine.input_id = in.id, mine.input_offset = in.offset;
   mine.output_id = out.id, mine.output_offset = out.offset;
   reduced_ = false;
+  bytes_ = bytes;
   peer_inputs_.assign(flags_of_.size(), nullptr);
   peer_outputs_.assign(flags_of_.size(), nullptr);
   // Posted even when the buffers are wrong: the peers then throw too instead of waiting.
@@ -53,22 +54,26 @@ bool SymmetricTwoStep::poll(uint64_t call, const void* input, void* output, size
     }
     // My block, piece by piece: my own input first (read before anything is written, so in
     // place works), then the peers' in rank order, each added to the piece while it stays in
-    // cache; then the finished piece goes from the cache into every peer's output.
+    // cache; then the finished piece goes from the cache into every peer's output. With
+    // streaming output stores the piece is reduced in stage_ and streamed into my output too.
     const Range mine = block_range(count, n, rank_);
     const size_t piece = std::max<size_t>(1, kPieceBytes / es);
     const char* in = static_cast<const char*>(input);
     char* out = static_cast<char*>(output);
+    const StoreKind outputs = output_stores(bytes_, n, input == output, output_setting_);
     for (size_t e = 0; e < mine.count; e += piece) {
       const size_t o = (mine.offset + e) * es, len = std::min(piece, mine.count - e);
-      if (n == 1 && out != in) std::memcpy(out + o, in + o, len * es);
-      const char* partial = in;
+      char* reduced = outputs == StoreKind::Streaming && n > 1 ? stage_.data() : out + o;  // this piece's result
+      if (n == 1 && out != in) copy_with(outputs, out + o, in + o, len * es);
+      const char* partial = in + o;
       for (int q = 0; q < n; ++q) {
         if (q == rank_) continue;
-        reduction.combine(out + o, partial + o, peer_inputs_[q] + o, len);
-        partial = out;
+        reduction.combine(reduced, partial, peer_inputs_[q] + o, len);
+        partial = reduced;
       }
+      if (reduced != out + o) copy_streaming(out + o, reduced, len * es);
       for (int q = 0; q < n; ++q)
-        if (q != rank_) std::memcpy(peer_outputs_[q] + o, out + o, len * es);
+        if (q != rank_) copy_with(outputs, peer_outputs_[q] + o, reduced, len * es);
     }
     std::atomic_ref<uint64_t>(flags_of_[rank_]->reduced).store(call, std::memory_order_release);
     reduced_ = true;

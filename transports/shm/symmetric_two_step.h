@@ -22,6 +22,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "transports/shm/slot_stores.h"
 #include "transports/shm/symmetric_memory.h"
 #include "transports/transport.h"
 
@@ -40,8 +41,10 @@ class SymmetricTwoStep {
   static constexpr size_t kPieceBytes = 64 << 10;  // step 1's unit: the partial block stays in L2
 
   // flags_of[q]: rank q's flags, mapped in this process.
+  // Reads ARLAB_SHM_OUTPUT_STORES (slot_stores.h; throws std::invalid_argument on a bad value).
   SymmetricTwoStep(std::vector<Flags*> flags_of, int rank, const SymmetricMemory& memory)
-      : flags_of_(std::move(flags_of)), rank_(rank), memory_(memory) {}
+      : flags_of_(std::move(flags_of)), rank_(rank), memory_(memory), output_setting_(output_stores_setting()),
+        stage_(kPieceBytes) {}
 
   // Throws TransportError when input or output is not in symmetric memory (and tells the peers,
   // which throw too instead of waiting).
@@ -60,6 +63,11 @@ class SymmetricTwoStep {
   bool reduced_ = false;  // this call's block r is reduced and handed on
   std::vector<const char*> peer_inputs_;  // this call's, in my mappings of the peers' memory
   std::vector<char*> peer_outputs_;
+  // Cached or streaming stores into the outputs (output_stores in slot_stores.h); with
+  // streaming ones each piece is reduced in stage_ and streamed from there into every output.
+  OutputStoresSetting output_setting_;
+  size_t bytes_ = 0;  // this call's message
+  std::vector<char> stage_;
 };
 
 }  // namespace arlab

@@ -13,7 +13,8 @@ bool TwoStepSlots::ready(const uint64_t& flag, uint64_t call) const {
   return std::atomic_ref<uint64_t>(const_cast<uint64_t&>(flag)).load(std::memory_order_acquire) == call;
 }
 
-void TwoStepSlots::post(uint64_t call, const void* input, size_t count, const NativeReduction& reduction) {
+void TwoStepSlots::post(uint64_t call, const void* input, size_t count, const NativeReduction& reduction,
+                        size_t message_bytes) {
   const int n = static_cast<int>(slots_of_.size());
   const size_t es = reduction.element_size;
   if (count * es > kMaxBytes)
@@ -21,6 +22,7 @@ void TwoStepSlots::post(uint64_t call, const void* input, size_t count, const Na
                          std::to_string(kMaxBytes));
   folded_ = copied_ = 0;
   copied_from_.assign(n, false);
+  message_bytes_ = message_bytes;
   started_ = std::chrono::steady_clock::now();
   // The kind of stores rank 0 chose at the end of the last call, for this one (slot_stores.h).
   // It chose for the last call's size: the next call mostly has the same (the pieces of one
@@ -47,15 +49,27 @@ bool TwoStepSlots::poll(uint64_t call, const void* input, void* output, size_t c
   const size_t offset = mine.offset * es;
   const char* in = static_cast<const char*>(input);
   const size_t piece = std::max<size_t>(1, kPieceBytes / es);
+  const StoreKind outputs = output_stores(message_bytes_, n, input == output, output_setting_);
   while (folded_ < n) {
     const int q = folded_ <= rank_ ? folded_ - 1 : folded_;  // 0: me, then 0, 1, ... skipping me
     if (folded_ > 0 && !ready(slot(q).inputs_ready, call)) return false;
     // In cache-sized pieces: the last fold hands each piece on to my slot while it is hot.
     const bool last = folded_ == n - 1;
+    // With streaming output stores and a single fold (N = 2), each piece is reduced where my
+    // slot hands it on (or, with streaming slot stores, in a staging piece) and streamed from
+    // there into my output, whose lines are then never read. With more folds the partial block
+    // lives in my output between them, so it stays cached; step 2 streams either way.
+    const bool stream_fold = outputs == StoreKind::Streaming && n == 2;
     for (size_t e = 0; e < mine.count && (folded_ > 0 || n == 1); e += piece) {
       const size_t o = offset + e * es, len = std::min(piece, mine.count - e);
-      if (n == 1) std::memcpy(out + o, in + o, len * es);
-      else if (folded_ == 1) reduction.combine(out + o, in + o, slot(q).inputs + o, len);
+      if (n == 1) copy_with(outputs, out + o, in + o, len * es);
+      else if (stream_fold) {
+        char* reduced = stores_ == StoreKind::Cached ? slot(rank_).reduced + o : stage_.data();
+        reduction.combine(reduced, in + o, slot(q).inputs + o, len);
+        if (reduced == stage_.data()) copy_streaming(slot(rank_).reduced + o, reduced, len * es);
+        copy_streaming(out + o, reduced, len * es);
+        continue;
+      } else if (folded_ == 1) reduction.combine(out + o, in + o, slot(q).inputs + o, len);
       else reduction.combine(out + o, out + o, slot(q).inputs + o, len);
       // Every peer has posted this call, so none still reads my block from the last one.
       if (last) copy_with(stores_, slot(rank_).reduced + o, out + o, len * es);
@@ -75,7 +89,7 @@ bool TwoStepSlots::poll(uint64_t call, const void* input, void* output, size_t c
   for (int q = 0; q < n && copied_ < n; ++q) {
     if (copied_from_[q] || !ready(slot(q).block_ready, call)) continue;
     const Range theirs = block_range(count, n, q);
-    std::memcpy(out + theirs.offset * es, slot(q).reduced + theirs.offset * es, theirs.count * es);
+    copy_with(outputs, out + theirs.offset * es, slot(q).reduced + theirs.offset * es, theirs.count * es);
     copied_from_[q] = true;
     ++copied_;
   }

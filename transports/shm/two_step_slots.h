@@ -44,10 +44,14 @@ class TwoStepSlots {
   static constexpr size_t kSegmentBytes = sizeof(Slot);
   static constexpr size_t kPieceBytes = 64 << 10;  // the fold's unit: well inside L2
 
-  // slots_of[q]: where rank q's slot is mapped in this process.
-  TwoStepSlots(std::vector<char*> slots_of, int rank) : slots_of_(std::move(slots_of)), rank_(rank) {}
+  // slots_of[q]: where rank q's slot is mapped in this process. Reads ARLAB_SHM_OUTPUT_STORES
+  // (slot_stores.h; throws std::invalid_argument on a bad value).
+  TwoStepSlots(std::vector<char*> slots_of, int rank)
+      : slots_of_(std::move(slots_of)), rank_(rank), output_setting_(output_stores_setting()), stage_(kPieceBytes) {}
 
-  void post(uint64_t call, const void* input, size_t count, const NativeReduction& reduction);
+  // message_bytes: the whole all-reduce this call is a piece of (its buffers' footprint decides
+  // the output's stores).
+  void post(uint64_t call, const void* input, size_t count, const NativeReduction& reduction, size_t message_bytes);
   // True once the output holds the result.
   bool poll(uint64_t call, const void* input, void* output, size_t count, const NativeReduction& reduction);
 
@@ -63,6 +67,11 @@ class TwoStepSlots {
   // Cached or streaming stores into my slot, as rank 0 chose from the calls' times
   // (slot_stores.h): the post's copies of the peers' blocks and the reduced block handed on.
   StoreKind stores_ = StoreKind::Cached;
+  // Cached or streaming stores into my output (output_stores in slot_stores.h), and a piece
+  // to reduce into when both the slot and the output take streaming stores.
+  OutputStoresSetting output_setting_;
+  size_t message_bytes_ = 0;
+  std::vector<char> stage_;
   StoreChooser chooser_;  // rank 0's
   uint64_t last_call_ = 0;
   std::chrono::steady_clock::time_point started_;
