@@ -49,7 +49,9 @@ bool TwoStepSlots::poll(uint64_t call, const void* input, void* output, size_t c
   const size_t offset = mine.offset * es;
   const char* in = static_cast<const char*>(input);
   const size_t piece = std::max<size_t>(1, kPieceBytes / es);
-  const StoreKind outputs = output_stores(message_bytes_, n, input == output, output_setting_);
+  // Decided at the call's first poll (which folds my own input), not on every poll while waiting.
+  if (folded_ == 0) outputs_ = output_stores(message_bytes_, n, input == output, output_setting_);
+  const StoreKind outputs = outputs_;
   while (folded_ < n) {
     const int q = folded_ <= rank_ ? folded_ - 1 : folded_;  // 0: me, then 0, 1, ... skipping me
     if (folded_ > 0 && !ready(slot(q).inputs_ready, call)) return false;

@@ -71,6 +71,7 @@ class TwoStepSlots {
   // to reduce into when both the slot and the output take streaming stores.
   OutputStoresSetting output_setting_;
   size_t message_bytes_ = 0;
+  StoreKind outputs_ = StoreKind::Cached;  // this call's
   std::vector<char> stage_;
   StoreChooser chooser_;  // rank 0's
   uint64_t last_call_ = 0;
