@@ -34,8 +34,8 @@ void copy_with(StoreKind kind, void* dst, const void* src, size_t bytes);
 // memory. In place the line was just read (it is the input), and a streaming store would throw
 // it out. Measured on the build VM (N = 2, L3 260 MiB), twoshot out of place, cached against
 // streaming: 64 MiB 19.2-19.8 against 14.8-14.9 ms (private buffers), 13.6-14.4 against
-// 11.6-11.8 ms (symmetric); 48 MiB 16.4-20.8 against 11.2-12.7 ms; at 1-24 MiB even or up to
-// 8 % slower, and in place 1.3-3x slower at every size.
+// 11.6-11.8 ms (symmetric); 48 MiB 16.4-20.8 against 11.2-12.7 ms; at 1-24 MiB no steady gain
+// (single runs from 9 % faster to 32 % slower), and in place 1.25-3.9x slower at every size.
 // ARLAB_SHM_OUTPUT_STORES=cached or streaming overrides the rule (auto: the rule).
 enum class OutputStoresSetting : uint8_t { Auto, Cached, Streaming };
 // ARLAB_SHM_OUTPUT_STORES, read once; throws std::invalid_argument naming the variable on a bad value.

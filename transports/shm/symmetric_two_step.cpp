@@ -29,7 +29,7 @@ void SymmetricTwoStep::post(uint64_t call, const void* input, void* output, size
   mine.input_id = in.id, mine.input_offset = in.offset;
   mine.output_id = out.id, mine.output_offset = out.offset;
   reduced_ = false;
-  bytes_ = bytes;
+  outputs_ = output_stores(bytes, static_cast<int>(flags_of_.size()), input == output, output_setting_);
   peer_inputs_.assign(flags_of_.size(), nullptr);
   peer_outputs_.assign(flags_of_.size(), nullptr);
   // Posted even when the buffers are wrong: the peers then throw too instead of waiting.
@@ -60,7 +60,7 @@ bool SymmetricTwoStep::poll(uint64_t call, const void* input, void* output, size
     const size_t piece = std::max<size_t>(1, kPieceBytes / es);
     const char* in = static_cast<const char*>(input);
     char* out = static_cast<char*>(output);
-    const StoreKind outputs = output_stores(bytes_, n, input == output, output_setting_);
+    const StoreKind outputs = outputs_;
     for (size_t e = 0; e < mine.count; e += piece) {
       const size_t o = (mine.offset + e) * es, len = std::min(piece, mine.count - e);
       char* reduced = outputs == StoreKind::Streaming && n > 1 ? stage_.data() : out + o;  // this piece's result

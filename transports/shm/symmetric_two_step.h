@@ -66,7 +66,7 @@ class SymmetricTwoStep {
   // Cached or streaming stores into the outputs (output_stores in slot_stores.h); with
   // streaming ones each piece is reduced in stage_ and streamed from there into every output.
   OutputStoresSetting output_setting_;
-  size_t bytes_ = 0;  // this call's message
+  StoreKind outputs_ = StoreKind::Cached;  // this call's, decided at its post
   std::vector<char> stage_;
 };
 
