@@ -381,6 +381,7 @@ class BenchRun {
     m.gamma = machine_.gamma;
     m.tuning_source = machine_.source;
     m.cores = cores_.describe();
+    m.cpu = this_cpu();
     m.environment = library_environment();
     if (o_.roofline) m.roofline = roofline_description(boot_.local_size(), nnodes_, link_rate_, link_measured_, !device_->is_gpu());
     m.repeats = o_.repeats;

@@ -5,6 +5,8 @@
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
+#include <fstream>
+#include <sstream>
 #include <vector>
 
 namespace arlab {
@@ -27,6 +29,72 @@ MachineCores machine_cores(Bootstrap& boot) {
   const std::vector<std::string> ids = boot.gather_strings(id);
   m.ranks = static_cast<int>(std::count(ids.begin(), ids.end(), id));
   return m;
+}
+
+namespace {
+
+// "1 MiB", "32 MiB", "512 KiB": cache sizes are powers of two times a KiB or a MiB.
+std::string cache_size_text(long bytes) {
+  if (bytes >= (1 << 20) && bytes % (1 << 20) == 0) return std::to_string(bytes >> 20) + " MiB";
+  if (bytes >= 1024 && bytes % 1024 == 0) return std::to_string(bytes >> 10) + " KiB";
+  return std::to_string(bytes) + " B";
+}
+
+}  // namespace
+
+std::string cpu_description(const std::string& cpuinfo, long l2_bytes, long l3_bytes) {
+  std::string model;
+  std::istringstream lines(cpuinfo);
+  // The first "model name : ..." line; every core of a machine reports the same one.
+  for (std::string line; model.empty() && std::getline(lines, line);) {
+    if (line.rfind("model name", 0) != 0) continue;
+    const size_t colon = line.find(':');
+    if (colon == std::string::npos) continue;
+    const size_t begin = line.find_first_not_of(" \t", colon + 1);
+    const size_t end = line.find_last_not_of(" \t\r");
+    if (begin != std::string::npos && end >= begin) model = line.substr(begin, end - begin + 1);
+  }
+  std::string text = model.empty() ? "unknown" : model;
+  if (l2_bytes > 0) text += ", L2 " + cache_size_text(l2_bytes) + " per core";
+  if (l3_bytes > 0) text += ", L3 " + cache_size_text(l3_bytes);
+  return text;
+}
+
+long cache_bytes_from_sysfs(const std::string& size_text) {
+  // sysfs writes "512K", "32768K" (and "1M" on some kernels).
+  char* end = nullptr;
+  const long value = std::strtol(size_text.c_str(), &end, 10);
+  if (end == size_text.c_str() || value <= 0) return 0;
+  if (*end == 'K') return value << 10;
+  if (*end == 'M') return value << 20;
+  return *end == '\0' || *end == '\n' ? value : 0;
+}
+
+namespace {
+
+// cpu0's cache of this level as sysfs gives it (the size of one instance: the L3 that cpu0
+// shares, not the chip's total), else 0.
+long sysfs_cache_bytes(int level) {
+  for (int index = 0; index < 8; ++index) {
+    const std::string dir = "/sys/devices/system/cpu/cpu0/cache/index" + std::to_string(index) + "/";
+    std::ifstream level_file(dir + "level"), type_file(dir + "type"), size_file(dir + "size");
+    int found = 0;
+    std::string type, size;
+    if (!(level_file >> found) || !(type_file >> type) || !(size_file >> size)) return 0;
+    if (found == level && type != "Instruction") return cache_bytes_from_sysfs(size);
+  }
+  return 0;
+}
+
+}  // namespace
+
+std::string this_cpu() {
+  std::ifstream in("/proc/cpuinfo");
+  std::stringstream text;
+  text << in.rdbuf();
+  // sysfs first: glibc's sysconf reports some AMD VMs' L3 as 256 MiB where cpu0's is 32 MiB.
+  const long l2 = sysfs_cache_bytes(2), l3 = sysfs_cache_bytes(3);
+  return cpu_description(text.str(), l2 > 0 ? l2 : sysconf(_SC_LEVEL2_CACHE_SIZE), l3 > 0 ? l3 : sysconf(_SC_LEVEL3_CACHE_SIZE));
 }
 
 }  // namespace arlab

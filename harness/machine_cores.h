@@ -20,4 +20,15 @@ struct MachineCores {
 // Collective: every rank gives its boot id (its hostname where /proc has none).
 MachineCores machine_cores(Bootstrap& boot);
 
+// The processor a result came from, for the results' header: "AMD EPYC, L2 1 MiB per core,
+// L3 32 MiB". The on-node numbers depend on it more than on anything else (the cache sizes
+// decide where the roofline drops, and the build VMs differ from session to session).
+// cpuinfo: the text of /proc/cpuinfo (its first "model name"); l2_bytes, l3_bytes: sysconf's
+// cache sizes, 0 or less where it does not say (the part is left out).
+std::string cpu_description(const std::string& cpuinfo, long l2_bytes, long l3_bytes);
+// This machine's: /proc/cpuinfo, and cpu0's caches from sysfs (else sysconf).
+std::string this_cpu();
+// A sysfs cache size ("512K", "32768K", "1M") in bytes; 0 where it is not one.
+long cache_bytes_from_sysfs(const std::string& size_text);
+
 }  // namespace arlab

@@ -68,6 +68,7 @@ class TableReporter final : public Reporter {
                 m.git_commit.c_str(), m.nranks, m.nnodes, m.transport.c_str(), m.mpi_library.c_str());
     std::printf("# device %s%s%s\n", m.device.c_str(), m.libraries.empty() ? "" : ", ", m.libraries.c_str());
     if (!m.cores.empty()) std::printf("# cores: %s\n", m.cores.c_str());
+    if (!m.cpu.empty()) std::printf("# cpu: %s\n", m.cpu.c_str());
     std::printf("# iterations %d, warm-up %d, check %d, chunk %s\n", m.iterations, m.warmup, m.check,
                 m.chunk_bytes ? (std::to_string(m.chunk_bytes) + " B").c_str() : "none");
     std::printf("# time = slowest rank's average%s, algbw = size / time, busbw = algbw * 2(N-1)/N\n",
@@ -175,7 +176,7 @@ class JsonReporter final : public Reporter {
                         {"redop", m.redop},               {"iterations", m.iterations},
                         {"warmup", m.warmup},             {"check", m.check},
                         {"chunk_bytes", m.chunk_bytes},   {"algorithms", m.algorithms},
-                        {"repeats", m.repeats},           {"roofline", m.roofline}, {"cores", m.cores},
+                        {"repeats", m.repeats},           {"roofline", m.roofline}, {"cores", m.cores}, {"cpu", m.cpu},
                         {"environment", nlohmann::json(std::map<std::string, std::string>(m.environment.begin(), m.environment.end()))},
                         {"model", {{"alpha_s", m.alpha}, {"beta_s_per_byte", m.beta}, {"gamma_s_per_byte", m.gamma},
                                    {"source", m.tuning_source}}}};

@@ -44,6 +44,7 @@ struct RunMetadata {
   // How the ranks share this machine's cores: "2 ranks on this machine's 2 cores", and when
   // they outnumber them, that waiting ranks yield (ranks on one kernel: one boot id).
   std::string cores;
+  std::string cpu;       // rank 0's processor and caches (this_cpu in machine_cores.h)
   std::string roofline;  // --roofline: how the bound was computed (the table header's lines)
   int repeats = 1;       // --repeats: each time is the median of this many interleaved runs
   // Rank 0's NCCL_*, UCX_*, OMPI_MCA_* and FI_* variables: the settings that change what the

@@ -103,12 +103,13 @@ if "${mpi[@]}" "$arlab" bench -a auto,mpi -t shm --roofline -r 3 -b 8 -e 1M -f 3
     --csv "$work/r.csv" --json "$work/r.json" >"$work/out" 2>&1 &&
   grep -q "^# roofline: memory = (N+1)/3N x reduce(n) + (N-1)/2N x copy(n), N = 2" "$work/out" &&
   grep -q "the median of 3 runs with the algorithms interleaved" "$work/out" &&
+  grep -qE "^# cpu: [^ ]" "$work/out" &&
   grep -qE "^ +8 .* <- oneshot$" "$work/out" &&
   [ "$(tail -n +2 "$work/r.csv" | wc -l)" -eq 16 ] &&
   awk -F, 'NR > 1 && !($15 > 0) { exit 1 }' "$work/r.csv" &&
   awk -F, 'NR > 1 && $5 == 8 { small = $15 } NR > 1 && $5 == 262144 { big = $15 } END { exit !(big > 100 * small) }' "$work/r.csv" &&
-  /usr/bin/python3 -c "import json,sys; d=json.load(open('$work/r.json')); m=d['metadata']; sys.exit(0 if m['repeats']==3 and m['roofline'].startswith('# roofline') and all(r['bound_us']>0 for r in d['results']) else 1)"; then
-  pass "bench --roofline -r 3: header, a bound on every row, oneshot for 8 B"
+  /usr/bin/python3 -c "import json,sys; d=json.load(open('$work/r.json')); m=d['metadata']; sys.exit(0 if m['repeats']==3 and m['roofline'].startswith('# roofline') and m['cpu']=='$(grep -m1 "^# cpu: " "$work/out" | cut -c8-)' and all(r['bound_us']>0 for r in d['results']) else 1)"; then
+  pass "bench --roofline -r 3: header (the cpu too), a bound on every row, oneshot for 8 B"
 else
   fail "bench --roofline -r 3: $(tail -8 "$work/out")"
 fi

@@ -1,0 +1,42 @@
+// The results header's processor line (harness/machine_cores.h cpu_description).
+#include <gtest/gtest.h>
+
+#include "harness/machine_cores.h"
+
+namespace arlab {
+namespace {
+
+TEST(CpuDescription, ModelAndCachesFromCpuinfoAndSysconf) {
+  const std::string cpuinfo =
+      "processor\t: 0\nvendor_id\t: AuthenticAMD\nmodel name\t: AMD EPYC  \nflags\t\t: fpu sse2\n\n"
+      "processor\t: 1\nmodel name\t: something else\n";
+  EXPECT_EQ(cpu_description(cpuinfo, 1 << 20, 32 << 20), "AMD EPYC, L2 1 MiB per core, L3 32 MiB");
+  EXPECT_EQ(cpu_description(cpuinfo, 512 << 10, 0), "AMD EPYC, L2 512 KiB per core");
+}
+
+TEST(CpuDescription, SaysUnknownWhereNothingSays) {
+  EXPECT_EQ(cpu_description("processor\t: 0\nCPU part\t: 0xd0c\n", 0, -1), "unknown");
+  EXPECT_EQ(cpu_description("model name\t:   \n", 0, 260 << 20), "unknown, L3 260 MiB");
+}
+
+TEST(CpuDescription, SysfsCacheSizes) {
+  EXPECT_EQ(cache_bytes_from_sysfs("512K"), 512 << 10);
+  EXPECT_EQ(cache_bytes_from_sysfs("32768K\n"), 32l << 20);
+  EXPECT_EQ(cache_bytes_from_sysfs("1M"), 1 << 20);
+  EXPECT_EQ(cache_bytes_from_sysfs("4096"), 4096);
+  EXPECT_EQ(cache_bytes_from_sysfs(""), 0);
+  EXPECT_EQ(cache_bytes_from_sysfs("K"), 0);
+  EXPECT_EQ(cache_bytes_from_sysfs("12Q"), 0);
+}
+
+TEST(CpuDescription, ThisMachineNamesItsProcessor) {
+  // Every Linux machine has /proc/cpuinfo; on x86 it has a model name.
+  const std::string here = this_cpu();
+  EXPECT_FALSE(here.empty());
+#if defined(__x86_64__)
+  EXPECT_NE(here.rfind("unknown", 0), 0u) << here;
+#endif
+}
+
+}  // namespace
+}  // namespace arlab
