@@ -23,8 +23,8 @@ MachineCores machine_cores(Bootstrap& boot);
 // The processor a result came from, for the results' header: "AMD EPYC, L2 1 MiB per core,
 // L3 32 MiB". The on-node numbers depend on it more than on anything else (the cache sizes
 // decide where the roofline drops, and the build VMs differ from session to session).
-// cpuinfo: the text of /proc/cpuinfo (its first "model name"); l2_bytes, l3_bytes: sysconf's
-// cache sizes, 0 or less where it does not say (the part is left out).
+// cpuinfo: the text of /proc/cpuinfo (its first "model name"); l2_bytes, l3_bytes: the cache
+// sizes, 0 or less where nothing says (the part is left out).
 std::string cpu_description(const std::string& cpuinfo, long l2_bytes, long l3_bytes);
 // This machine's: /proc/cpuinfo, and cpu0's caches from sysfs (else sysconf).
 std::string this_cpu();
