@@ -6,7 +6,7 @@
 namespace arlab {
 namespace {
 
-TEST(CpuDescription, ModelAndCachesFromCpuinfoAndSysconf) {
+TEST(CpuDescription, ModelFromCpuinfoAndTheCacheSizes) {
   const std::string cpuinfo =
       "processor\t: 0\nvendor_id\t: AuthenticAMD\nmodel name\t: AMD EPYC  \nflags\t\t: fpu sse2\n\n"
       "processor\t: 1\nmodel name\t: something else\n";
