@@ -9,6 +9,8 @@
 #include <sstream>
 #include <vector>
 
+#include "transports/cpu_caches.h"
+
 namespace arlab {
 
 std::string MachineCores::describe() const {
@@ -60,41 +62,11 @@ std::string cpu_description(const std::string& cpuinfo, long l2_bytes, long l3_b
   return text;
 }
 
-long cache_bytes_from_sysfs(const std::string& size_text) {
-  // sysfs writes "512K", "32768K" (and "1M" on some kernels).
-  char* end = nullptr;
-  const long value = std::strtol(size_text.c_str(), &end, 10);
-  if (end == size_text.c_str() || value <= 0) return 0;
-  if (*end == 'K') return value << 10;
-  if (*end == 'M') return value << 20;
-  return *end == '\0' || *end == '\n' ? value : 0;
-}
-
-namespace {
-
-// cpu0's cache of this level as sysfs gives it (the size of one instance: the L3 that cpu0
-// shares, not the chip's total), else 0.
-long sysfs_cache_bytes(int level) {
-  for (int index = 0; index < 8; ++index) {
-    const std::string dir = "/sys/devices/system/cpu/cpu0/cache/index" + std::to_string(index) + "/";
-    std::ifstream level_file(dir + "level"), type_file(dir + "type"), size_file(dir + "size");
-    int found = 0;
-    std::string type, size;
-    if (!(level_file >> found) || !(type_file >> type) || !(size_file >> size)) return 0;
-    if (found == level && type != "Instruction") return cache_bytes_from_sysfs(size);
-  }
-  return 0;
-}
-
-}  // namespace
-
 std::string this_cpu() {
   std::ifstream in("/proc/cpuinfo");
   std::stringstream text;
   text << in.rdbuf();
-  // sysfs first: glibc's sysconf reports some AMD VMs' L3 as 256 MiB where cpu0's is 32 MiB.
-  const long l2 = sysfs_cache_bytes(2), l3 = sysfs_cache_bytes(3);
-  return cpu_description(text.str(), l2 > 0 ? l2 : sysconf(_SC_LEVEL2_CACHE_SIZE), l3 > 0 ? l3 : sysconf(_SC_LEVEL3_CACHE_SIZE));
+  return cpu_description(text.str(), cache_bytes(2), cache_bytes(3));
 }
 
 }  // namespace arlab

@@ -26,9 +26,7 @@ MachineCores machine_cores(Bootstrap& boot);
 // cpuinfo: the text of /proc/cpuinfo (its first "model name"); l2_bytes, l3_bytes: the cache
 // sizes, 0 or less where nothing says (the part is left out).
 std::string cpu_description(const std::string& cpuinfo, long l2_bytes, long l3_bytes);
-// This machine's: /proc/cpuinfo, and cpu0's caches from sysfs (else sysconf).
+// This machine's: /proc/cpuinfo, and cpu0's caches (cache_bytes in transports/cpu_caches.h).
 std::string this_cpu();
-// A sysfs cache size ("512K", "32768K", "1M") in bytes; 0 where it is not one.
-long cache_bytes_from_sysfs(const std::string& size_text);
 
 }  // namespace arlab

@@ -1,7 +1,12 @@
-// The results header's processor line (harness/machine_cores.h cpu_description).
+// The results header's processor line (harness/machine_cores.h cpu_description) and the cache
+// sizes it and the shm transport's output stores read (transports/cpu_caches.h).
 #include <gtest/gtest.h>
 
+#include <fstream>
+#include <string>
+
 #include "harness/machine_cores.h"
+#include "transports/cpu_caches.h"
 
 namespace arlab {
 namespace {
@@ -19,7 +24,7 @@ TEST(CpuDescription, SaysUnknownWhereNothingSays) {
   EXPECT_EQ(cpu_description("model name\t:   \n", 0, 260 << 20), "unknown, L3 260 MiB");
 }
 
-TEST(CpuDescription, SysfsCacheSizes) {
+TEST(CpuCaches, SysfsCacheSizes) {
   EXPECT_EQ(cache_bytes_from_sysfs("512K"), 512 << 10);
   EXPECT_EQ(cache_bytes_from_sysfs("32768K\n"), 32l << 20);
   EXPECT_EQ(cache_bytes_from_sysfs("1M"), 1 << 20);
@@ -36,6 +41,19 @@ TEST(CpuDescription, ThisMachineNamesItsProcessor) {
 #if defined(__x86_64__)
   EXPECT_NE(here.rfind("unknown", 0), 0u) << here;
 #endif
+}
+
+// cache_bytes(3) is cpu0's L3 as sysfs gives it where sysfs has one (not sysconf's, which on
+// the AMD build VM says 256 MiB for a 32 MiB L3).
+TEST(CpuCaches, L3FromSysfsWhereItIsThere) {
+  const std::string dir = "/sys/devices/system/cpu/cpu0/cache/index3/";
+  std::ifstream level_file(dir + "level"), size_file(dir + "size");
+  int level = 0;
+  std::string size;
+  if (!(level_file >> level) || level != 3 || !(size_file >> size))
+    GTEST_SKIP() << "this machine's sysfs has no L3 at " << dir << " (cache_bytes falls back on sysconf)";
+  EXPECT_EQ(cache_bytes(3), cache_bytes_from_sysfs(size));
+  EXPECT_GT(cache_bytes(3), 0);
 }
 
 }  // namespace

@@ -6,6 +6,7 @@
 #include <numeric>
 #include <vector>
 
+#include "transports/cpu_caches.h"
 #include "transports/shm/slot_stores.h"
 
 namespace arlab {
@@ -131,6 +132,16 @@ TEST(OutputStores, TheSettingOverridesTheRule) {
   EXPECT_EQ(output_stores(1u << 30, 2, false, OutputStoresSetting::Cached, 1 << 20), StoreKind::Cached);
   // Asking the machine gives some cache: a message far past any cache streams.
   EXPECT_EQ(output_stores(size_t{1} << 40, 2, false, OutputStoresSetting::Auto), StoreKind::Streaming);
+}
+
+// Asking the machine reads cpu0's L3 (cache_bytes(3), sysfs first): the threshold is half of
+// that one, not of a larger number sysconf may give (256 MiB for 32 MiB on the AMD build VM).
+TEST(OutputStores, TheMachinesThresholdIsHalfItsL3) {
+  const long l3 = cache_bytes(3);
+  if (l3 <= 0) GTEST_SKIP() << "this machine reports no L3 size (the rule then takes 32 MiB)";
+  const size_t at_half = static_cast<size_t>(l3) / 8;  // 2 ranks x 2 buffers x l3/8 = l3/2
+  EXPECT_EQ(output_stores(at_half, 2, false, OutputStoresSetting::Auto), StoreKind::Cached);
+  EXPECT_EQ(output_stores(at_half + 64, 2, false, OutputStoresSetting::Auto), StoreKind::Streaming);
 }
 
 TEST(SlotStores, StreamingCopyCopiesEveryByte) {

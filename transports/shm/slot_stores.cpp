@@ -7,7 +7,7 @@
 #include <stdexcept>
 #include <string>
 
-#include <unistd.h>
+#include "transports/cpu_caches.h"
 
 namespace arlab {
 namespace {
@@ -40,7 +40,7 @@ StoreKind output_stores(size_t message_bytes, int ranks, bool in_place, OutputSt
   if (in_place) return StoreKind::Cached;
   if (last_level_cache_bytes == 0) {
     static const size_t machine = [] {
-      const long l3 = sysconf(_SC_LEVEL3_CACHE_SIZE);
+      const long l3 = cache_bytes(3);
       return l3 > 0 ? static_cast<size_t>(l3) : size_t{32} << 20;
     }();
     last_level_cache_bytes = machine;

@@ -36,11 +36,17 @@ void copy_with(StoreKind kind, void* dst, const void* src, size_t bytes);
 // streaming: 64 MiB 19.2-19.8 against 14.8-14.9 ms (private buffers), 13.6-14.4 against
 // 11.6-11.8 ms (symmetric); 48 MiB 16.4-20.8 against 11.2-12.7 ms; at 1-24 MiB no steady gain
 // (single runs from 9 % faster to 32 % slower), and in place 1.25-3.9x slower at every size.
+// On the AMD VM (L3 32 MiB, where sysconf says 256 MiB), out of place, two alternated runs
+// each: N = 2 symmetric 16 MiB 2.31-2.81 against 2.11-2.17 ms, 32 MiB 5.1 against 4.1-4.5 ms;
+// N = 4 on 2 cores symmetric 4 MiB 1.18-1.22 against 0.87-0.90 ms, private 8 MiB 3.8-4.0
+// against 2.9-3.1 ms, 16 MiB 7.5-8.6 against 6.3-6.4 ms; N = 2 private 8-32 MiB no steady
+// difference. Hence the L3 of cache_bytes (sysfs first).
 // ARLAB_SHM_OUTPUT_STORES=cached or streaming overrides the rule (auto: the rule).
 enum class OutputStoresSetting : uint8_t { Auto, Cached, Streaming };
 // ARLAB_SHM_OUTPUT_STORES, read once; throws std::invalid_argument naming the variable on a bad value.
 OutputStoresSetting output_stores_setting();
-// last_level_cache_bytes: 0 asks the machine (sysconf; 32 MiB where it does not say).
+// last_level_cache_bytes: 0 asks the machine (cache_bytes(3), transports/cpu_caches.h; 32 MiB
+// where it does not say).
 StoreKind output_stores(size_t message_bytes, int ranks, bool in_place, OutputStoresSetting setting,
                         size_t last_level_cache_bytes = 0);
 
