@@ -60,6 +60,26 @@ TEST(SlotStores, FollowsAChangeOfPlacement) {
   EXPECT_GT(count(after, StoreKind::Streaming), static_cast<int>(StoreChooser::kRetryEvery));
 }
 
+TEST(SlotStores, StreamingsFirstWinIsCheckedOnce) {
+  // Cached stores timed while the cores are briefly apart (1000 us, the first seven calls),
+  // streaming ones after that (250 us), then cached take 100 us again: cached is timed once
+  // more at once and kept, long before the next retry.
+  StoreChooser chooser;
+  int call = 0;
+  const std::vector<StoreKind> kinds = run(chooser, 40, [&](StoreKind k) {
+    ++call;
+    return k == StoreKind::Streaming ? 250e-6 : call <= 7 ? 1000e-6 : 100e-6;
+  });
+  EXPECT_EQ(kinds.back(), StoreKind::Cached);
+  EXPECT_LT(count(kinds, StoreKind::Streaming), 12);
+  // Where streaming really is faster (cores apart all along), the check costs one more round
+  // of cached calls, and streaming stays.
+  StoreChooser apart;
+  const std::vector<StoreKind> kept = run(apart, 40, [](StoreKind k) { return k == StoreKind::Cached ? 1000e-6 : 250e-6; });
+  EXPECT_EQ(kept.back(), StoreKind::Streaming);
+  EXPECT_EQ(count(kept, StoreKind::Cached), static_cast<int>(StoreChooser::kColdCalls + 2 * StoreChooser::kTimed + StoreChooser::kSwitchCalls));
+}
+
 TEST(SlotStores, ColdCallsAndSwitchesAreNotTimed) {
   // The first calls of a size cost 100 times more (first touches): they must not count.
   StoreChooser chooser;

@@ -84,6 +84,12 @@ void StoreChooser::record(StoreKind kind, size_t bytes, double seconds) {
   // switch pay for where the other kind left the lines: neither says what this kind costs.
   if (c.calls <= kColdCalls || c.run <= kSwitchCalls) return;
   c.kinds[static_cast<size_t>(kind)].add(seconds / static_cast<double>(bytes));
+  // Streaming stores won the first comparison: cached ones may have been timed in a moment
+  // when the cores were apart, so their times go and choose() takes them again, once.
+  if (!c.confirmed && c.kinds[0].count >= kTimed && c.kinds[1].count >= kTimed) {
+    c.confirmed = true;
+    if (c.faster() == StoreKind::Streaming) c.kinds[0] = Window{};
+  }
 }
 
 double StoreChooser::seconds_per_byte(StoreKind kind, size_t bytes) const {

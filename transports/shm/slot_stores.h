@@ -12,7 +12,14 @@
 // with streaming stores, which take no line from anyone, it takes 190 us. Which case holds can
 // change during a run, so both are timed as they are used: the cost that counts is the whole
 // call's (the reader pays for where the writer put the data), per power-of-two size; the faster
-// kind is used, and every 256 calls the other is timed afresh.
+// kind is used, and every 256 calls the other is timed afresh. Where streaming stores win the
+// first comparison of a size, cached ones are timed once more straight away: on the AMD VM,
+// whose vCPUs share an L3 but which the host at moments keeps apart, cached stores at
+// 256-512 KiB take 25-58 us, 86-94 us in such a moment, streaming ones 38-89 us either way; a
+// size first timed in one kept streaming stores for all of the bench's ~210 calls at it
+// (512 KiB: 80 us against 46-58 us in the runs around it; 1.41x MPI_Allreduce where 1.5x is
+// the target). Retrying every size early instead (after 32 calls, then 64, 128) cost more
+// than it saved: 1 MiB 108-200 against 74-131 us, four alternated runs.
 #pragma once
 
 #include <array>
@@ -80,6 +87,7 @@ class StoreChooser {
     uint32_t calls = 0;
     StoreKind previous = StoreKind::Cached;  // the last call's kind
     uint32_t run = 0;                        // calls of that kind in a row
+    bool confirmed = false;                  // the first comparison has been checked
     StoreKind faster() const;
   };
   std::array<SizeClass, 64> classes_{};
