@@ -15,7 +15,7 @@
 // kind is used, and every 256 calls the other is timed afresh. Where streaming stores win the
 // first comparison of a size, cached ones are timed once more straight away: on the AMD VM,
 // whose vCPUs share an L3 but which the host at moments keeps apart, cached stores at
-// 256-512 KiB take 25-58 us, 86-94 us in such a moment, streaming ones 38-89 us either way; a
+// 256 KiB take 25-35 us, 86-94 us in such a moment, streaming ones 38-45 us either way; a
 // size first timed in one kept streaming stores for all of the bench's ~210 calls at it
 // (512 KiB: 80 us against 46-58 us in the runs around it; 1.41x MPI_Allreduce where 1.5x is
 // the target). Retrying every size early instead (after 32 calls, then 64, 128) cost more
