@@ -15,11 +15,12 @@
 // kind is used, and every 256 calls the other is timed afresh. Where streaming stores win the
 // first comparison of a size, cached ones are timed once more straight away: on the AMD VM,
 // whose vCPUs share an L3 but which the host at moments keeps apart, cached stores at
-// 256 KiB take 25-35 us, 86-94 us in such a moment, streaming ones 38-45 us either way; a
-// size first timed in one kept streaming stores for all of the bench's ~210 calls at it
-// (512 KiB: 80 us against 46-58 us in the runs around it; 1.41x MPI_Allreduce where 1.5x is
-// the target). Retrying every size early instead (after 32 calls, then 64, 128) cost more
-// than it saved: 1 MiB 108-200 against 74-131 us, four alternated runs.
+// 256 KiB take 25-35 us, 86-94 us in such a moment, streaming ones 38-45 us either way. A
+// size first timed in one keeps streaming stores until the next retry, past the bench's ~210
+// calls at it: two runs took 80 us at 512 KiB, streaming's time, against 45-58 us in the runs
+// around them (one read 1.41x MPI_Allreduce where 1.5x is the target). Retrying every size
+// early instead (after 32 calls, then 64, 128) cost more than it saved: 1 MiB 108-200
+// against 74-131 us, four alternated runs.
 #pragma once
 
 #include <array>
