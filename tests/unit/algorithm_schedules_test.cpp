@@ -17,14 +17,18 @@ namespace {
 struct Case {
   std::string algorithm;
   int nranks;
+  int ranks_per_node = 0;  // hier's nodes (0: one node)
 };
 
-void PrintTo(const Case& c, std::ostream* os) { *os << c.algorithm << "/N" << c.nranks; }
+void PrintTo(const Case& c, std::ostream* os) {
+  *os << c.algorithm << "/N" << c.nranks;
+  if (c.ranks_per_node) *os << "/K" << c.ranks_per_node;
+}
 
 class AlgorithmSchedules : public ::testing::TestWithParam<Case> {};
 
 TEST_P(AlgorithmSchedules, CheckForEveryCount) {
-  const auto [name, n] = GetParam();
+  const auto [name, n, ranks_per_node] = GetParam();
   const AlgorithmInfo* a = find_algorithm(name);
   ASSERT_NE(a, nullptr);
   const std::vector<uint64_t> counts = {0, 1, static_cast<uint64_t>(n - 1), static_cast<uint64_t>(n + 1), 1000003};
@@ -38,7 +42,7 @@ TEST_P(AlgorithmSchedules, CheckForEveryCount) {
         p.count = count;
         p.element_size = 4;
         p.chunk_bytes = chunk;
-        if (name == "hier" && n == 4096) p.ranks_per_node = 8;
+        p.ranks_per_node = ranks_per_node;
         check_algorithm(a->generate, p, {.in_place = in_place});
       }
 }
@@ -49,7 +53,8 @@ std::vector<Case> cases() {
     if (a.name == "ring") continue;  // ring_schedule_test.cpp and large_schedule_test.cpp
     for (int n = 1; n <= 64; ++n) out.push_back({std::string(a.name), n});
     for (int n : {127, 128, 1000, 4096})
-      if (!(a.name == "swing" && n == 4096)) out.push_back({std::string(a.name), n});  // large_schedule_test.cpp
+      if (!(a.name == "swing" && n == 4096))  // large_schedule_test.cpp
+        out.push_back({std::string(a.name), n, a.name == "hier" && n == 4096 ? 8 : 0});
   }
   return out;
 }

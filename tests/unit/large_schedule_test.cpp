@@ -2,12 +2,12 @@
 // once. A 4096-rank ring holds about 84 million operations and the checker tracks 16 million
 // buffer intervals at the peak (about 8 GiB, 47 s on the 2-core build machine); Swing's
 // blocks are not contiguous, so a rank sends up to p/2 slices per step (63 million operations,
-// about 6 GiB). The other tests hold at most about 1.2 GiB, so it runs beside them
+// about 6 GiB). It runs beside the other tests, none of which comes near that
 // (tests/CMakeLists.txt). The ring is proved at 4096 and 16384 for every count by the
 // rotation checker (rotation_checker_test.cpp); here it runs once through the general
 // checker, which must agree with the rotation checker's counts. Swing runs every count the
-// issues name. In-place is covered at every N up to 1000 by
-// algorithm_schedules_test; the other algorithms are checked at 4096 there too.
+// issues name. In-place is covered at every N up to 1000 by algorithm_schedules_test; the
+// other algorithms are checked at 4096 there too.
 #include <gtest/gtest.h>
 
 #include <chrono>
