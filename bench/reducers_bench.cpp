@@ -2,7 +2,12 @@
 // reduction runs to the memory limit. Bytes counted are memory traffic: a reduce reads two
 // buffers and writes one (3 x size), a memcpy reads one and writes one (2 x size).
 //
+// fold/TYPE/chain/K and fold/TYPE/fused/K reduce K buffers into one, as step 1 of twoshot
+// at N = K does: K - 1 pairwise reducer calls against one many_reducer pass; both count the
+// same bytes (K read, one written), so their GB/s ratio is the speed-up.
+//
 //   build/bench/reducers_bench --benchmark_min_time=0.2
+//   build/bench/reducers_bench --benchmark_filter=fold   # the fused fold against the chain
 #include <benchmark/benchmark.h>
 
 #include <cstring>
@@ -56,6 +61,29 @@ void BM_reduce(benchmark::State& state, arlab::DataType type, arlab::RedOp op) {
   state.SetBytesProcessed(static_cast<int64_t>(state.iterations()) * 3 * static_cast<int64_t>(bytes));
 }
 
+// K sources of `bytes` into out: chained (reducer, K - 1 passes over out) or fused (many_reducer).
+void BM_fold(benchmark::State& state, arlab::DataType type, bool fused) {
+  const size_t bytes = static_cast<size_t>(state.range(0));
+  const int k = static_cast<int>(state.range(1));
+  const size_t count = bytes / arlab::info(type).size;
+  std::vector<std::vector<char>> sources(k, std::vector<char>(bytes));
+  std::vector<const void*> pointers;
+  for (auto& source : sources) fill_ones(type, source.data(), count), pointers.push_back(source.data());
+  std::vector<char> out(bytes);
+  const arlab::ReduceFn reduce = arlab::reducer(type, arlab::RedOp::Sum);
+  const arlab::ReduceManyFn reduce_many = arlab::many_reducer(type, arlab::RedOp::Sum);
+  for (auto _ : state) {
+    if (fused) reduce_many(out.data(), pointers.data(), k, count);
+    else {
+      reduce(out.data(), pointers[0], pointers[1], count);
+      for (int j = 2; j < k; ++j) reduce(out.data(), out.data(), pointers[j], count);
+    }
+    benchmark::DoNotOptimize(out.data());
+    benchmark::ClobberMemory();
+  }
+  state.SetBytesProcessed(static_cast<int64_t>(state.iterations()) * (k + 1) * static_cast<int64_t>(bytes));
+}
+
 // One benchmark per datatype x operation (avg runs the sum reducer, so it is left out).
 const bool registered = [] {
   auto* copy = benchmark::RegisterBenchmark("memcpy", BM_memcpy);
@@ -66,6 +94,14 @@ const bool registered = [] {
       const std::string name = "reduce/" + std::string(type.name) + "/" + std::string(op.name);
       auto* b = benchmark::RegisterBenchmark(name.c_str(), BM_reduce, type.type, op.op);
       for (int64_t size : kSizes) b->Arg(size);
+    }
+  // The fold at twoshot's piece size (64 KiB, in cache) and beyond the caches, N = 4 and 8.
+  for (arlab::DataType type : {arlab::DataType::Float32, arlab::DataType::Float16, arlab::DataType::Bfloat16})
+    for (bool fused : {false, true}) {
+      const std::string name = "fold/" + std::string(arlab::info(type).name) + (fused ? "/fused" : "/chain");
+      auto* b = benchmark::RegisterBenchmark(name.c_str(), BM_fold, type, fused);
+      for (int64_t size : {int64_t{64} << 10, int64_t{16} << 20})
+        for (int64_t k : {4, 8}) b->Args({size, k});
     }
   return true;
 }();

@@ -81,7 +81,7 @@ NativeReduction native_reduction(DataType type, RedOp op) {
          : (type == DataType::Uint8 || type == DataType::Uint32 || type == DataType::Uint64) ? K::UnsignedInt
                                                                                            : K::SignedInt;
   const O ops[] = {O::Sum, O::Prod, O::Min, O::Max, O::Sum};  // avg: sum, then divide
-  return {kind, ops[static_cast<size_t>(op)], t.size, reducer(type, op)};
+  return {kind, ops[static_cast<size_t>(op)], t.size, reducer(type, op), many_reducer(type, op)};
 }
 
 // The library's own all-reduce; avg is a sum followed by the same division as the lab's.

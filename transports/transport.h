@@ -46,12 +46,15 @@ struct TransportCapabilities {
 // What the native all-reduce must compute, described without the algorithm layer's types:
 // the element's kind and width map onto the library's datatypes (MPI_INT32_T, ncclFloat16),
 // and `combine` is the lab's own reducer, for libraries that lack the type (MPI has no
-// float16 or bfloat16) and need a user-defined operation.
+// float16 or bfloat16) and need a user-defined operation. `combine_many` folds k sources in
+// order in one pass (the bits of k - 1 combines; dst may be sources[0]), for transports that
+// reduce N ranks' data at once.
 struct NativeReduction {
   enum class Kind { SignedInt, UnsignedInt, Float, BFloat } kind;
   enum class Op { Sum, Prod, Min, Max } op;
   size_t element_size;
   void (*combine)(void* dst, const void* a, const void* b, size_t count);
+  void (*combine_many)(void* dst, const void* const* sources, int k, size_t count);
 };
 
 using RequestId = uint32_t;

@@ -63,6 +63,7 @@ class SymmetricTwoStep {
   bool reduced_ = false;  // this call's block r is reduced and handed on
   std::vector<const char*> peer_inputs_;  // this call's, in my mappings of the peers' memory
   std::vector<char*> peer_outputs_;
+  std::vector<const void*> sources_;  // one piece's: my input's, then the peers' in rank order
   // Cached or streaming stores into the outputs (output_stores in slot_stores.h); with
   // streaming ones each piece is reduced in stage_ and streamed from there into every output.
   OutputStoresSetting output_setting_;

@@ -21,6 +21,7 @@ void TwoStepSlots::post(uint64_t call, const void* input, size_t count, const Na
     throw TransportError("shm two_step_allreduce_post(" + std::to_string(count * es) + " bytes): over the slot's " +
                          std::to_string(kMaxBytes));
   folded_ = copied_ = 0;
+  sources_.assign(n, nullptr);
   copied_from_.assign(n, false);
   message_bytes_ = message_bytes;
   started_ = std::chrono::steady_clock::now();
@@ -53,15 +54,21 @@ bool TwoStepSlots::poll(uint64_t call, const void* input, void* output, size_t c
   if (folded_ == 0) outputs_ = output_stores(message_bytes_, n, input == output, output_setting_);
   const StoreKind outputs = outputs_;
   while (folded_ < n) {
-    const int q = folded_ <= rank_ ? folded_ - 1 : folded_;  // 0: me, then 0, 1, ... skipping me
-    if (folded_ > 0 && !ready(slot(q).inputs_ready, call)) return false;
+    // The peer whose copy is folded at position f: 0 is me, then 0, 1, ... skipping me.
+    const auto peer_at = [&](int f) { return f <= rank_ ? f - 1 : f; };
+    // Every peer whose copy has arrived, in fold order, goes into one pass (step 1 of N = 4
+    // reads my block's partial once instead of three times); at the first poll only my own.
+    int step = folded_ == 0 ? 1 : 0;
+    while (folded_ > 0 && folded_ + step < n && ready(slot(peer_at(folded_ + step)).inputs_ready, call)) ++step;
+    if (step == 0) return false;
     // In cache-sized pieces: the last fold hands each piece on to my slot while it is hot.
-    const bool last = folded_ == n - 1;
+    const bool last = folded_ + step == n;
     // With streaming output stores and a single fold (N = 2), each piece is reduced where my
     // slot hands it on (or, with streaming slot stores, in a staging piece) and streamed from
     // there into my output, whose lines are then never read. With more folds the partial block
     // lives in my output between them, so it stays cached; step 2 streams either way.
     const bool stream_fold = outputs == StoreKind::Streaming && n == 2;
+    const int q = peer_at(folded_);
     for (size_t e = 0; e < mine.count && (folded_ > 0 || n == 1); e += piece) {
       const size_t o = offset + e * es, len = std::min(piece, mine.count - e);
       if (n == 1) copy_with(outputs, out + o, in + o, len * es);
@@ -71,12 +78,17 @@ bool TwoStepSlots::poll(uint64_t call, const void* input, void* output, size_t c
         if (reduced == stage_.data()) copy_streaming(slot(rank_).reduced + o, reduced, len * es);
         copy_streaming(out + o, reduced, len * es);
         continue;
-      } else if (folded_ == 1) reduction.combine(out + o, in + o, slot(q).inputs + o, len);
-      else reduction.combine(out + o, out + o, slot(q).inputs + o, len);
+      } else {
+        // The partial so far (my input before the first fold), then this pass's copies.
+        sources_[0] = folded_ == 1 ? in + o : out + o;
+        for (int j = 0; j < step; ++j) sources_[1 + j] = slot(peer_at(folded_ + j)).inputs + o;
+        reduction.combine_many(out + o, sources_.data(), step + 1, len);
+      }
       // Every peer has posted this call, so none still reads my block from the last one.
       if (last) copy_with(stores_, slot(rank_).reduced + o, out + o, len * es);
     }
-    if (++folded_ == n) {
+    folded_ += step;
+    if (folded_ == n) {
       // Rank 0 decides the next call's stores before anyone can finish this one: every rank
       // waits for its block_ready below, so it reads the decision at its next post.
       if (rank_ == 0)

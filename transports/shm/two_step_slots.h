@@ -4,8 +4,9 @@
 // reduced block r at block r's.
 //
 //   post:   copy input block b into my inputs, for every b != r       ; inputs_ready = call
-//   poll 1: as each peer's inputs_ready reaches call, fold its copy of block r into my output:
-//           out[r] = in[r] op inputs_q[r] op ... (my own first, then the peers in rank order);
+//   poll 1: as the peers' inputs_ready reach call, fold their copies of block r into my output,
+//           all that have arrived in one pass: out[r] = in[r] op inputs_q[r] op ... (my own
+//           first, then the peers in rank order);
 //           once all are in, copy out[r] into my reduced area          ; block_ready = call
 //   poll 2: as each peer's block_ready reaches call, copy its block from its reduced area into
 //           my output
@@ -64,6 +65,7 @@ class TwoStepSlots {
   int folded_ = 0;  // ranks folded into my block so far, in the order: me, then the others
   int copied_ = 0;  // ranks whose blocks are in my output (myself included)
   std::vector<bool> copied_from_;
+  std::vector<const void*> sources_;  // one fold pass's: the partial, then the peers' copies
   // Cached or streaming stores into my slot, as rank 0 chose from the calls' times
   // (slot_stores.h): the post's copies of the peers' blocks and the reduced block handed on.
   StoreKind stores_ = StoreKind::Cached;
