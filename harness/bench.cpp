@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "algorithms/reducers.h"
+#include "arlab_commit.h"
 #include "arlab_config.h"
 #include "harness/check_data.h"
 #include "harness/collective.h"

@@ -258,4 +258,18 @@ else
   echo "skip plot.py checks: /usr/bin/python3 with matplotlib not found"
 fi
 
+# The header names the commit the binary was built from, read at build time (cmake/git_commit.cmake),
+# with -dirty while tracked files differ from it: results never name a commit they did not run.
+source_dir=$(cd "$(dirname "$0")/../.." && pwd)
+if commit=$(git -C "$source_dir" rev-parse --short=12 HEAD 2>/dev/null); then
+  git -C "$source_dir" diff --quiet HEAD -- || commit="$commit-dirty"
+  header=$("$arlab" bench -a ring -t shm -b 8 -e 8 -n 1 -w 0 2>&1 | head -1)
+  case "$header" in
+    *"($commit)"*) pass "the header names the built commit ($commit)" ;;
+    *) fail "the header names the built commit: expected ($commit) in: $header" ;;
+  esac
+else
+  skip "the header's commit: $source_dir is not a git checkout"
+fi
+
 finish "bench CLI"
