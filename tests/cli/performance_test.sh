@@ -137,21 +137,25 @@ if "${compare[@]}" -n 2 -b 8 -e 64K -r 2 -o "$work/cmp" -- -n 2 -w 1 >"$work/cmp
   grep -q "^| latency <= 1.0x mpi's, 8 B to 1 KiB | \(met\|\*\*NOT MET\*\*\) |" "$work/cmp/compare.md" &&
   grep -q "^| at least 70 % of the roofline at 16 MiB and 64 MiB | not measured" "$work/cmp/compare.md" &&
   grep -q "bench -a auto,mpi -t shm -b 8 -e 64K -f 2 -r 2 --roofline" "$work/cmp/command.txt" &&
+  grep -q "^export MALLOC_MMAP_THRESHOLD_=4294967296 MALLOC_TRIM_THRESHOLD_=4294967296" "$work/cmp/command.txt" &&
+  grep -q "mpirun -np 2 -x MALLOC_MMAP_THRESHOLD_ -x MALLOC_TRIM_THRESHOLD_ .*bench -a auto,mpi" "$work/cmp/command.txt" &&
   grep -q "^# algorithm: auto" "$work/cmp/table.txt" &&
   { [ -s "$work/cmp/busbw.png" ] || ! /usr/bin/python3 -c "import matplotlib" 2>/dev/null; }; then
   pass "compare.sh: side-by-side table, targets, plot"
 else
   fail "compare.sh: $(tail -8 "$work/cmp.out")"
 fi
-# --tune: arlab tune on the same launcher and transport first, and auto picks by its times.
-if "${compare[@]}" -n 2 -t mpi -b 8 -e 4K -r 1 --tune -o "$work/cmp-tuned" -- -n 2 -w 1 >"$work/cmp.out" 2>&1 &&
+# --tune: arlab tune on the same launcher and transport first, and auto picks by its times;
+# --malloc-as-is: glibc's malloc settings are left alone.
+if "${compare[@]}" -n 2 -t mpi -b 8 -e 4K -r 1 --tune --malloc-as-is -o "$work/cmp-tuned" -- -n 2 -w 1 >"$work/cmp.out" 2>&1 &&
+  ! grep -q MALLOC "$work/cmp-tuned/command.txt" &&
   grep -q "tune -t mpi -o $work/cmp-tuned/tuning.json" "$work/cmp-tuned/command.txt" &&
   grep -q -- "--tuning $work/cmp-tuned/tuning.json" "$work/cmp-tuned/command.txt" &&
   grep -q '"measured"' "$work/cmp-tuned/tuning.json" &&
   grep -q "auto picks by the times measured there" "$work/cmp-tuned/table.txt"; then
-  pass "compare.sh --tune: tunes first, then auto picks by the measured times"
+  pass "compare.sh --tune --malloc-as-is: tunes first, then auto picks by the measured times"
 else
-  fail "compare.sh --tune: $(tail -8 "$work/cmp.out")"
+  fail "compare.sh --tune --malloc-as-is: $(tail -8 "$work/cmp.out")"
 fi
 grep -v ',mpi,' "$work/r.csv" >"$work/no-mpi.csv"
 expect_usage_error "compare.py without the baseline" "no rows for 'mpi'" /usr/bin/python3 "$source_dir/bench/compare.py" "$work/no-mpi.csv"
