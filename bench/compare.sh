@@ -21,6 +21,8 @@
 # call faults in every page again: on VMs where page faults are slow that made MPI 10-20x
 # slower from 32 MiB (README), a cost of the allocator, not of the all-reduce. arlab allocates
 # nothing per call, so this only makes the baseline fairer. --malloc-as-is leaves glibc as it is.
+# srun passes the two settings on; with --launcher "mpirun ..." add -x MALLOC_MMAP_THRESHOLD_
+# -x MALLOC_TRIM_THRESHOLD_ to it (the default launcher does).
 set -euo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
 ranks=2 transport=shm min=8 max=64M repeats=5 dir="" launcher="" tune=0 malloc_as_is=0

@@ -54,7 +54,8 @@ bool TwoStepSlots::poll(uint64_t call, const void* input, void* output, size_t c
   if (folded_ == 0) outputs_ = output_stores(message_bytes_, n, input == output, output_setting_);
   const StoreKind outputs = outputs_;
   while (folded_ < n) {
-    // The peer whose copy is folded at position f: 0 is me, then 0, 1, ... skipping me.
+    // The peer whose copy is folded at position f >= 1: 0, 1, ... skipping me (position 0 is
+    // my own input).
     const auto peer_at = [&](int f) { return f <= rank_ ? f - 1 : f; };
     // Every peer whose copy has arrived, in fold order, goes into one pass (step 1 of N = 4
     // reads my block's partial once instead of three times); at the first poll only my own.
