@@ -44,7 +44,7 @@ std::string cache_size_text(long bytes) {
 
 }  // namespace
 
-std::string cpu_description(const std::string& cpuinfo, long l2_bytes, long l3_bytes) {
+std::string cpu_description(const std::string& cpuinfo, long l2_bytes, long l3_bytes, bool sizes_from_sysfs) {
   std::string model;
   std::istringstream lines(cpuinfo);
   // The first "model name : ..." line; every core of a machine reports the same one.
@@ -59,6 +59,7 @@ std::string cpu_description(const std::string& cpuinfo, long l2_bytes, long l3_b
   std::string text = model.empty() ? "unknown" : model;
   if (l2_bytes > 0) text += ", L2 " + cache_size_text(l2_bytes) + " per core";
   if (l3_bytes > 0) text += ", L3 " + cache_size_text(l3_bytes);
+  if (!sizes_from_sysfs && (l2_bytes > 0 || l3_bytes > 0)) text += " (from sysconf, no sizes in sysfs: the L3 may be the whole chip)";
   return text;
 }
 
@@ -66,7 +67,7 @@ std::string this_cpu() {
   std::ifstream in("/proc/cpuinfo");
   std::stringstream text;
   text << in.rdbuf();
-  return cpu_description(text.str(), cache_bytes(2), cache_bytes(3));
+  return cpu_description(text.str(), cache_bytes(2), cache_bytes(3), cache_sizes_from_sysfs());
 }
 
 }  // namespace arlab

@@ -24,8 +24,9 @@ MachineCores machine_cores(Bootstrap& boot);
 // L3 32 MiB". The on-node numbers depend on it more than on anything else (the cache sizes
 // decide where the roofline drops, and the build VMs differ from session to session).
 // cpuinfo: the text of /proc/cpuinfo (its first "model name"); l2_bytes, l3_bytes: the cache
-// sizes, 0 or less where nothing says (the part is left out).
-std::string cpu_description(const std::string& cpuinfo, long l2_bytes, long l3_bytes);
+// sizes, 0 or less where nothing says (the part is left out); sizes_from_sysfs: false where
+// they are sysconf's (then the line says so: an L3 there may be the whole chip's).
+std::string cpu_description(const std::string& cpuinfo, long l2_bytes, long l3_bytes, bool sizes_from_sysfs = true);
 // This machine's: /proc/cpuinfo, and cpu0's caches (cache_bytes in transports/cpu_caches.h).
 std::string this_cpu();
 

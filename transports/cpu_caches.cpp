@@ -38,6 +38,8 @@ long cache_bytes_from_sysfs(const std::string& size_text) {
   return *end == '\0' || *end == '\n' ? value : 0;
 }
 
+bool cache_sizes_from_sysfs() { return sysfs_cache_bytes(2) > 0 || sysfs_cache_bytes(3) > 0; }
+
 long cache_bytes(int level) {
   const long sysfs = sysfs_cache_bytes(level);
   return sysfs > 0 ? sysfs : sysconf_cache_bytes(level);

@@ -16,4 +16,9 @@ long cache_bytes_from_sysfs(const std::string& size_text);
 // sysconf's, else 0.
 long cache_bytes(int level);
 
+// Whether sysfs gives cpu0's cache sizes. Where it does not (some VMs), cache_bytes is sysconf's
+// CPUID-derived figure, which can be the whole chip's L3 (508 MiB on a Zen 5 VM whose cores
+// have 32 MiB each), and the results header says so.
+bool cache_sizes_from_sysfs();
+
 }  // namespace arlab

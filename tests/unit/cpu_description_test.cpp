@@ -17,6 +17,10 @@ TEST(CpuDescription, ModelFromCpuinfoAndTheCacheSizes) {
       "processor\t: 1\nmodel name\t: something else\n";
   EXPECT_EQ(cpu_description(cpuinfo, 1 << 20, 32 << 20), "AMD EPYC, L2 1 MiB per core, L3 32 MiB");
   EXPECT_EQ(cpu_description(cpuinfo, 512 << 10, 0), "AMD EPYC, L2 512 KiB per core");
+  // Sizes from sysconf, where sysfs has none: the line says where they came from.
+  EXPECT_EQ(cpu_description(cpuinfo, 1 << 20, 508 << 20, false),
+            "AMD EPYC, L2 1 MiB per core, L3 508 MiB (from sysconf, no sizes in sysfs: the L3 may be the whole chip)");
+  EXPECT_EQ(cpu_description(cpuinfo, 0, 0, false), "AMD EPYC");
 }
 
 TEST(CpuDescription, SaysUnknownWhereNothingSays) {
