@@ -32,7 +32,6 @@ void SymmetricTwoStep::post(uint64_t call, const void* input, void* output, size
   outputs_ = output_stores(bytes, static_cast<int>(flags_of_.size()), input == output, output_setting_);
   peer_inputs_.assign(flags_of_.size(), nullptr);
   peer_outputs_.assign(flags_of_.size(), nullptr);
-  sources_.assign(flags_of_.size(), nullptr);
   // Posted even when the buffers are wrong: the peers then throw too instead of waiting.
   std::atomic_ref<uint64_t>(mine.posted).store(call, std::memory_order_release);
   if (in.id == SymmetricMemory::kNone || out.id == SymmetricMemory::kNone)
@@ -66,11 +65,13 @@ bool SymmetricTwoStep::poll(uint64_t call, const void* input, void* output, size
       const size_t o = (mine.offset + e) * es, len = std::min(piece, mine.count - e);
       char* reduced = outputs == StoreKind::Streaming && n > 1 ? stage_.data() : out + o;  // this piece's result
       if (n == 1 && out != in) copy_with(outputs, out + o, in + o, len * es);
-      // All N inputs' piece in one pass: mine, then the peers' in rank order.
-      sources_[0] = in + o;
-      for (int q = 0, j = 1; q < n; ++q)
-        if (q != rank_) sources_[j++] = peer_inputs_[q] + o;
-      if (n > 1) reduction.combine_many(reduced, sources_.data(), n, len);
+      if (n > 1) {
+        // All N inputs' piece in one pass: mine, then the peers' in rank order.
+        sources_[0] = in + o;
+        for (int q = 0, j = 1; q < n; ++q)
+          if (q != rank_) sources_[j++] = peer_inputs_[q] + o;
+        reduction.combine_many(reduced, sources_.data(), n, len);
+      }
       if (reduced != out + o) copy_streaming(out + o, reduced, len * es);
       for (int q = 0; q < n; ++q)
         if (q != rank_) copy_with(outputs, peer_outputs_[q] + o, reduced, len * es);

@@ -43,8 +43,8 @@ class SymmetricTwoStep {
   // flags_of[q]: rank q's flags, mapped in this process.
   // Reads ARLAB_SHM_OUTPUT_STORES (slot_stores.h; throws std::invalid_argument on a bad value).
   SymmetricTwoStep(std::vector<Flags*> flags_of, int rank, const SymmetricMemory& memory)
-      : flags_of_(std::move(flags_of)), rank_(rank), memory_(memory), output_setting_(output_stores_setting()),
-        stage_(kPieceBytes) {}
+      : flags_of_(std::move(flags_of)), rank_(rank), memory_(memory), sources_(flags_of_.size()),
+        output_setting_(output_stores_setting()), stage_(kPieceBytes) {}
 
   // Throws TransportError when input or output is not in symmetric memory (and tells the peers,
   // which throw too instead of waiting).

@@ -21,7 +21,6 @@ void TwoStepSlots::post(uint64_t call, const void* input, size_t count, const Na
     throw TransportError("shm two_step_allreduce_post(" + std::to_string(count * es) + " bytes): over the slot's " +
                          std::to_string(kMaxBytes));
   folded_ = copied_ = 0;
-  sources_.assign(n, nullptr);
   copied_from_.assign(n, false);
   message_bytes_ = message_bytes;
   started_ = std::chrono::steady_clock::now();

@@ -48,7 +48,8 @@ class TwoStepSlots {
   // slots_of[q]: where rank q's slot is mapped in this process. Reads ARLAB_SHM_OUTPUT_STORES
   // (slot_stores.h; throws std::invalid_argument on a bad value).
   TwoStepSlots(std::vector<char*> slots_of, int rank)
-      : slots_of_(std::move(slots_of)), rank_(rank), output_setting_(output_stores_setting()), stage_(kPieceBytes) {}
+      : slots_of_(std::move(slots_of)), rank_(rank), sources_(slots_of_.size()), output_setting_(output_stores_setting()),
+        stage_(kPieceBytes) {}
 
   // message_bytes: the whole all-reduce this call is a piece of (its buffers' footprint decides
   // the output's stores).
