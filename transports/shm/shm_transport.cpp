@@ -227,8 +227,12 @@ class ShmTransport final : public one_sided::OneSidedTransport {
     std::snprintf(name, sizeof name, "/arlab.%016llx.%d", static_cast<unsigned long long>(job), rank);
     return name;
   }
+  // MAP_POPULATE: every page is mapped before the first call. The two-step slots move their
+  // blocks through 4 MiB from call to call (two_step_slots.h), so the first calls would
+  // otherwise fault on a page of a peer's slot at nearly every read. (/dev/shm's room for the
+  // slots was checked above.)
   static char* map(int fd, size_t bytes, const std::string& name) {
-    void* p = mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+    void* p = mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_POPULATE, fd, 0);
     close(fd);
     if (p == MAP_FAILED) throw TransportError("mmap(" + name + ", " + std::to_string(bytes) + " bytes) failed: " + errno_text());
     return static_cast<char*>(p);

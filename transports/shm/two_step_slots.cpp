@@ -13,6 +13,12 @@ bool TwoStepSlots::ready(const uint64_t& flag, uint64_t call) const {
   return std::atomic_ref<uint64_t>(const_cast<uint64_t&>(flag)).load(std::memory_order_acquire) == call;
 }
 
+size_t TwoStepSlots::rotation_base(uint64_t call, size_t bytes) {
+  const size_t stride = (bytes + kRotationAlign - 1) / kRotationAlign * kRotationAlign;
+  const size_t places = bytes < kRotationMinBytes ? 1 : std::max<size_t>(1, kMaxBytes / stride);
+  return static_cast<size_t>(call % places) * stride;
+}
+
 void TwoStepSlots::post(uint64_t call, const void* input, size_t count, const NativeReduction& reduction,
                         size_t message_bytes) {
   const int n = static_cast<int>(slots_of_.size());
@@ -29,12 +35,13 @@ void TwoStepSlots::post(uint64_t call, const void* input, size_t count, const Na
   // message, an application's loop); a small call after a large one keeps memcpy.
   const uint64_t decided = std::atomic_ref<uint64_t>(slot(0).next_stores).load(std::memory_order_acquire);
   stores_ = decided >> 1 == last_call_ && count * es >= StoreChooser::kMinBytes ? StoreKind(decided & 1) : StoreKind::Cached;
+  base_ = rotation_base(call, count * es);
   Slot& mine = slot(rank_);
-  // My copy of every block a peer reduces, at the block's own offset.
+  // My copy of every block a peer reduces, at the block's own offset past this call's base.
   for (int b = 0; b < n; ++b) {
     if (b == rank_) continue;
     const Range block = block_range(count, n, b);
-    copy_with(stores_, mine.inputs + block.offset * es, static_cast<const char*>(input) + block.offset * es, block.count * es);
+    copy_with(stores_, mine.inputs + base_ + block.offset * es, static_cast<const char*>(input) + block.offset * es, block.count * es);
   }
   std::atomic_ref<uint64_t>(mine.inputs_ready).store(call, std::memory_order_release);
 }
@@ -73,19 +80,19 @@ bool TwoStepSlots::poll(uint64_t call, const void* input, void* output, size_t c
       const size_t o = offset + e * es, len = std::min(piece, mine.count - e);
       if (n == 1) copy_with(outputs, out + o, in + o, len * es);
       else if (stream_fold) {
-        char* reduced = stores_ == StoreKind::Cached ? slot(rank_).reduced + o : stage_.data();
-        reduction.combine(reduced, in + o, slot(q).inputs + o, len);
-        if (reduced == stage_.data()) copy_streaming(slot(rank_).reduced + o, reduced, len * es);
+        char* reduced = stores_ == StoreKind::Cached ? slot(rank_).reduced + base_ + o : stage_.data();
+        reduction.combine(reduced, in + o, slot(q).inputs + base_ + o, len);
+        if (reduced == stage_.data()) copy_streaming(slot(rank_).reduced + base_ + o, reduced, len * es);
         copy_streaming(out + o, reduced, len * es);
         continue;
       } else {
         // The partial so far (my input before the first fold), then this pass's copies.
         sources_[0] = folded_ == 1 ? in + o : out + o;
-        for (int j = 0; j < step; ++j) sources_[1 + j] = slot(peer_at(folded_ + j)).inputs + o;
+        for (int j = 0; j < step; ++j) sources_[1 + j] = slot(peer_at(folded_ + j)).inputs + base_ + o;
         reduction.combine_many(out + o, sources_.data(), step + 1, len);
       }
       // Every peer has posted this call, so none still reads my block from the last one.
-      if (last) copy_with(stores_, slot(rank_).reduced + o, out + o, len * es);
+      if (last) copy_with(stores_, slot(rank_).reduced + base_ + o, out + o, len * es);
     }
     folded_ += step;
     if (folded_ == n) {
@@ -103,7 +110,7 @@ bool TwoStepSlots::poll(uint64_t call, const void* input, void* output, size_t c
   for (int q = 0; q < n && copied_ < n; ++q) {
     if (copied_from_[q] || !ready(slot(q).block_ready, call)) continue;
     const Range theirs = block_range(count, n, q);
-    copy_with(outputs, out + theirs.offset * es, slot(q).reduced + theirs.offset * es, theirs.count * es);
+    copy_with(outputs, out + theirs.offset * es, slot(q).reduced + base_ + theirs.offset * es, theirs.count * es);
     copied_from_[q] = true;
     ++copied_;
   }

@@ -11,8 +11,16 @@
 //   poll 2: as each peer's block_ready reaches call, copy its block from its reduced area into
 //           my output
 //
+// From 64 KiB each call's blocks sit at a base that moves through the areas from call to call
+// (base = (call mod places) x the message rounded up to 4 KiB, places = how many fit), so a
+// line written in one call is written again only calls later, once the peer that read it has
+// dropped it from its caches. Rewriting lines a peer still holds costs a cross-core
+// invalidation for each; measured at N = 2 on a 2-vCPU AMD EPYC VM, moving the base took a
+// 128 KiB call from about 21 to 9 us (README, performance). Every rank computes the same base
+// from the call's number and size.
+//
 // One slot serves every call, and the flags only grow. Reusing it is safe whatever the sizes
-// of consecutive calls (the blocks move with the size): my inputs are read in the peers' step 1,
+// and bases of consecutive calls (the blocks move with both): my inputs are read in the peers' step 1,
 // which ends (block_ready) before my previous call could end; my reduced area is rewritten only
 // once every peer has posted this call, so has left the previous one and its step 2. (With one
 // area, a call whose blocks lie elsewhere than the last call's could overwrite a reduced block a
@@ -23,6 +31,7 @@
 #include <chrono>
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 #include <vector>
 
 #include "transports/shm/slot_stores.h"
@@ -44,12 +53,24 @@ class TwoStepSlots {
   };
   static constexpr size_t kSegmentBytes = sizeof(Slot);
   static constexpr size_t kPieceBytes = 64 << 10;  // the fold's unit: well inside L2
+  static constexpr size_t kRotationAlign = 4 << 10;  // bases are multiples of a page
+  // Smaller calls keep base 0: 2 MiB of places would take hundreds of calls to warm up, and
+  // from a cold start (bench/compare.sh, 25 calls a size between MPI_Allreduce's) 2-32 KiB
+  // were 1.1-3x slower with the base moving.
+  static constexpr size_t kRotationMinBytes = 64 << 10;
+  // Where call `call` of `bytes` puts its blocks in each area (the comment above).
+  static size_t rotation_base(uint64_t call, size_t bytes);
 
   // slots_of[q]: where rank q's slot is mapped in this process. Reads ARLAB_SHM_OUTPUT_STORES
   // (slot_stores.h; throws std::invalid_argument on a bad value).
   TwoStepSlots(std::vector<char*> slots_of, int rank)
       : slots_of_(std::move(slots_of)), rank_(rank), sources_(slots_of_.size()), output_setting_(output_stores_setting()),
-        stage_(kPieceBytes) {}
+        stage_(kPieceBytes) {
+    // Write every page of my areas now: the base moves through all of them (above), and the
+    // first store to each page of a shared mapping is a fault even after MAP_POPULATE.
+    std::memset(slot(rank_).inputs, 0, kMaxBytes);
+    std::memset(slot(rank_).reduced, 0, kMaxBytes);
+  }
 
   // message_bytes: the whole all-reduce this call is a piece of (its buffers' footprint decides
   // the output's stores).
@@ -78,6 +99,7 @@ class TwoStepSlots {
   std::vector<char> stage_;
   StoreChooser chooser_;  // rank 0's
   uint64_t last_call_ = 0;
+  size_t base_ = 0;  // this call's rotation_base
   std::chrono::steady_clock::time_point started_;
 };
 
