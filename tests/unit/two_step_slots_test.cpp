@@ -1,6 +1,6 @@
 // Where the shm transport's two-step slots put each call's blocks (TwoStepSlots::rotation_base,
-// transports/shm/two_step_slots.h): base 0 below the threshold; from it, page-aligned bases
-// that stay inside the slot and visit every place that fits before one repeats.
+// transports/shm/two_step_slots.h): base 0 below 64 KiB and from 1 MiB; between, page-aligned
+// bases that stay inside the slot and visit every place that fits before one repeats.
 #include <gtest/gtest.h>
 
 #include <set>
@@ -18,7 +18,7 @@ TEST(TwoStepRotation, SmallCallsKeepBaseZero) {
 }
 
 TEST(TwoStepRotation, BasesStayInsideTheSlotAndVisitEveryPlace) {
-  for (size_t bytes : {size_t{64 << 10}, size_t{(64 << 10) + 12}, size_t{200000}, size_t{700000}, size_t{1 << 20}}) {
+  for (size_t bytes : {size_t{64 << 10}, size_t{(64 << 10) + 12}, size_t{200000}, size_t{700000}, size_t{(1 << 20) - 1}}) {
     const size_t stride = (bytes + 4095) / 4096 * 4096, places = kMax / stride;
     std::set<size_t> seen;
     for (uint64_t call = 1; call <= 3 * places; ++call) {
@@ -32,9 +32,9 @@ TEST(TwoStepRotation, BasesStayInsideTheSlotAndVisitEveryPlace) {
   }
 }
 
-TEST(TwoStepRotation, OverHalfTheSlotHasOnePlace) {
+TEST(TwoStepRotation, PiecesOfLargeMessagesKeepBaseZero) {
   for (uint64_t call = 0; call < 10; ++call)
-    for (size_t bytes : {kMax, kMax - 100, size_t{1500004}}) EXPECT_EQ(TwoStepSlots::rotation_base(call, bytes), 0u) << bytes;
+    for (size_t bytes : {TwoStepSlots::kRotationMaxBytes, kMax, kMax - 100, size_t{1500004}}) EXPECT_EQ(TwoStepSlots::rotation_base(call, bytes), 0u) << bytes;
 }
 
 }  // namespace

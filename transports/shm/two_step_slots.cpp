@@ -15,7 +15,8 @@ bool TwoStepSlots::ready(const uint64_t& flag, uint64_t call) const {
 
 size_t TwoStepSlots::rotation_base(uint64_t call, size_t bytes) {
   const size_t stride = (bytes + kRotationAlign - 1) / kRotationAlign * kRotationAlign;
-  const size_t places = bytes < kRotationMinBytes ? 1 : std::max<size_t>(1, kMaxBytes / stride);
+  const bool moves = bytes >= kRotationMinBytes && bytes < kRotationMaxBytes;
+  const size_t places = moves ? std::max<size_t>(1, kMaxBytes / stride) : 1;
   return static_cast<size_t>(call % places) * stride;
 }
 

@@ -11,9 +11,9 @@
 //   poll 2: as each peer's block_ready reaches call, copy its block from its reduced area into
 //           my output
 //
-// From 64 KiB each call's blocks sit at a base that moves through the areas from call to call
-// (base = (call mod places) x the message rounded up to 4 KiB, places = how many fit), so a
-// line written in one call is written again only calls later, once the peer that read it has
+// From 64 KiB to under 1 MiB each call's blocks sit at a base that moves through the areas
+// from call to call (base = (call mod places) x the message rounded up to 4 KiB, places = how
+// many fit), so a line written in one call is written again only calls later, once the peer that read it has
 // dropped it from its caches. Rewriting lines a peer still holds costs a cross-core
 // invalidation for each; measured at N = 2 on a 2-vCPU AMD EPYC VM, moving the base took a
 // 128 KiB call from about 21 to 9 us (README, performance). Every rank computes the same base
@@ -58,6 +58,11 @@ class TwoStepSlots {
   // from a cold start (bench/compare.sh, 25 calls a size between MPI_Allreduce's) 2-32 KiB
   // were 1.1-3x slower with the base moving.
   static constexpr size_t kRotationMinBytes = 64 << 10;
+  // Nor do calls of 1 MiB and more, a large message's pieces (harness/collective.cpp): two
+  // places of 1 MiB double the slot's share of the caches. At N = 2, six alternated runs
+  // (results/reference/debian12-2core-zen4/ab-rotation-cap/): out of place 2 MiB 116 against
+  // 125 us and 4 MiB 281 against 308 with the base fixed there; in place 3-8 % slower.
+  static constexpr size_t kRotationMaxBytes = 1 << 20;
   // Where call `call` of `bytes` puts its blocks in each area (the comment above).
   static size_t rotation_base(uint64_t call, size_t bytes);
 
