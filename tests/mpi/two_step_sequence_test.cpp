@@ -1,7 +1,7 @@
 // The shm transport's two-step path (twoshot through the slots) over a long sequence of calls
-// whose sizes change from call to call, under mpiexec. From 64 KiB each call puts its blocks
-// at a base that moves through the slot (transports/shm/two_step_slots.h), so consecutive
-// calls land on overlapping places at different offsets; a call that rewrote a place a peer
+// whose sizes change from call to call, under mpiexec. From 64 KiB to under 1 MiB each call
+// puts its blocks at a base that moves through the slot (transports/shm/two_step_slots.h), so
+// consecutive calls land on overlapping places at different offsets; a call that rewrote a place a peer
 // was still reading would show up here as a wrong element. Every call is checked exactly
 // (int32 sum of values known on every rank), in and out of place, sizes from one seed shared
 // by all ranks, including messages over the slot (pieces, the last one short).
@@ -35,8 +35,10 @@ int main(int argc, char** argv) {
     return 77;
   }
   const TransportLookup lookup = [&](std::string_view) -> Transport& { return *mpi; };
-  // Byte sizes around the rotation's threshold and the slot's limit, odd ones among them.
-  const std::vector<uint64_t> sizes = {4096, 60 << 10, 64 << 10, (64 << 10) + 12, 200000, 1 << 20, 1500004, 2 << 20, 3000004};
+  // Byte sizes on both sides of the rotation's bounds (64 KiB, 1 MiB) and the slot's limit,
+  // odd ones among them.
+  const std::vector<uint64_t> sizes = {4096, 60 << 10, 64 << 10, (64 << 10) + 12, 200000,
+                                       (1 << 20) - 4, 1 << 20, 1500004, 2 << 20, 3000004};
   std::mt19937 pick(20261204);  // the same sequence on every rank
   constexpr int kCalls = 400;
   std::vector<int32_t> input(3000004 / 4), output(input.size());

@@ -34,7 +34,8 @@ TEST(TwoStepRotation, BasesStayInsideTheSlotAndVisitEveryPlace) {
 
 TEST(TwoStepRotation, PiecesOfLargeMessagesKeepBaseZero) {
   for (uint64_t call = 0; call < 10; ++call)
-    for (size_t bytes : {TwoStepSlots::kRotationMaxBytes, kMax, kMax - 100, size_t{1500004}}) EXPECT_EQ(TwoStepSlots::rotation_base(call, bytes), 0u) << bytes;
+    for (size_t bytes : {TwoStepSlots::kRotationMaxBytes, kMax, kMax - 100, size_t{1500004}})
+      EXPECT_EQ(TwoStepSlots::rotation_base(call, bytes), 0u) << bytes;
 }
 
 }  // namespace

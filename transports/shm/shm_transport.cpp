@@ -228,8 +228,8 @@ class ShmTransport final : public one_sided::OneSidedTransport {
     return name;
   }
   // MAP_POPULATE: every page is mapped before the first call. The two-step slots move their
-  // blocks through 4 MiB from call to call (two_step_slots.h), so the first calls would
-  // otherwise fault on a page of a peer's slot at nearly every read. (/dev/shm's room for the
+  // blocks through their 2 MiB areas from call to call (two_step_slots.h), so the first calls
+  // would otherwise fault on a page of a peer's slot at nearly every read. (/dev/shm's room for the
   // slots was checked above.)
   static char* map(int fd, size_t bytes, const std::string& name) {
     void* p = mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_POPULATE, fd, 0);

@@ -13,10 +13,10 @@
 //
 // From 64 KiB to under 1 MiB each call's blocks sit at a base that moves through the areas
 // from call to call (base = (call mod places) x the message rounded up to 4 KiB, places = how
-// many fit), so a line written in one call is written again only calls later, once the peer that read it has
-// dropped it from its caches. Rewriting lines a peer still holds costs a cross-core
-// invalidation for each; measured at N = 2 on a 2-vCPU AMD EPYC VM, moving the base took a
-// 128 KiB call from about 21 to 9 us (README, performance). Every rank computes the same base
+// many fit), so a line written in one call is written again only calls later, once the peer
+// that read it has dropped it from its caches. Rewriting lines a peer still holds costs a
+// cross-core invalidation for each; measured at N = 2 on a 2-vCPU AMD EPYC VM, moving the base
+// took a 128 KiB call from about 21 to 8 us (README, performance). Every rank computes the same base
 // from the call's number and size.
 //
 // One slot serves every call, and the flags only grow. Reusing it is safe whatever the sizes
