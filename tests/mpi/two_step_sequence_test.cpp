@@ -1,8 +1,8 @@
 // The shm transport's two-step path (twoshot through the slots) over a long sequence of calls
 // whose sizes change from call to call, under mpiexec. From 64 KiB to under 1 MiB each call
 // puts its blocks at a base that moves through the slot (transports/shm/two_step_slots.h), so
-// consecutive calls land on overlapping places at different offsets; a call that rewrote a place a peer
-// was still reading would show up here as a wrong element. Every call is checked exactly
+// consecutive calls land on overlapping places at different offsets; a call that rewrote a
+// place a peer was still reading would show up here as a wrong element. Every call is checked exactly
 // (int32 sum of values known on every rank), in and out of place, sizes from one seed shared
 // by all ranks, including messages over the slot (pieces, the last one short).
 // Prints "N passed, M failed" on rank 0 and exits non-zero on any failure.
