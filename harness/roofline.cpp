@@ -5,13 +5,12 @@
 #include <cstdio>
 #include <vector>
 
+#include "algorithms/reducers.h"
 #include "harness/units.h"
 #include "transports/streaming_copy.h"
 
 namespace arlab {
 namespace {
-
-constexpr size_t kStagePieceBytes = 64 << 10;  // the two-step paths' piece
 
 double now_us() {
   return std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now().time_since_epoch()).count();
@@ -66,18 +65,14 @@ MemoryLoopTimes measure_memory_loops(Device& device, Bootstrap& boot, DataType t
   if (!device.is_gpu()) {
     // The host's loops also with streaming stores, which arlab's two-step paths use for outputs
     // larger than the caches (transports/shm/slot_stores.h): the bound is the faster of each
-    // (so it never allows arlab a store the loops did not have). The reduce then works in
-    // cache-sized pieces, each reduced into a staging piece and streamed on.
-    const size_t piece = std::max<size_t>(1, kStagePieceBytes / element);
-    std::vector<char> stage(piece * element);
+    // (so it never allows arlab a store the loops did not have). The reduce then runs through
+    // the same L1 tiles as theirs (transports/streaming_copy.h).
+    const ReduceManyFn combine = many_reducer(type, op);
+    StreamingReducer streaming(2);
+    const void* sources[2] = {a, b};
+    void* streamed[1] = {dst};
     t.copy_us = std::min(t.copy_us, timed([&] { copy_streaming(dst, a, count * element); }));
-    t.reduce_us = std::min(t.reduce_us, timed([&] {
-      for (size_t e = 0; e < count; e += piece) {
-        const size_t len = std::min(piece, count - e);
-        device.reduce(type, op, stage.data(), a + e * element, b + e * element, len);
-        copy_streaming(dst + e * element, stage.data(), len * element);
-      }
-    }));
+    t.reduce_us = std::min(t.reduce_us, timed([&] { streaming.reduce(combine, sources, 2, nullptr, streamed, 1, count, element); }));
   }
   return t;
 }

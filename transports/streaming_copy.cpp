@@ -10,7 +10,10 @@
 
 namespace arlab {
 
-void copy_streaming(void* dst, const void* src, size_t bytes) {
+namespace {
+
+// copy_streaming without its fence, for loops that fence once at their end.
+void copy_streaming_unfenced(void* dst, const void* src, size_t bytes) {
 #if defined(__SSE2__)
   char* d = static_cast<char*>(dst);
   const char* s = static_cast<const char*>(src);
@@ -30,10 +33,39 @@ void copy_streaming(void* dst, const void* src, size_t bytes) {
     _mm_stream_si128(reinterpret_cast<__m128i*>(d + i + 48), e);
   }
   std::memcpy(d + i, s + i, bytes - i);
-  _mm_sfence();  // streaming stores are weakly ordered
 #else
   std::memcpy(dst, src, bytes);
 #endif
+}
+
+void store_fence() {
+#if defined(__SSE2__)
+  _mm_sfence();  // streaming stores are weakly ordered
+#endif
+}
+
+}  // namespace
+
+void copy_streaming(void* dst, const void* src, size_t bytes) {
+  copy_streaming_unfenced(dst, src, bytes);
+  store_fence();
+}
+
+void StreamingReducer::reduce(CombineMany combine, const void* const* sources, int k, void* cached,
+                              void* const* streamed, int nstreamed, size_t count, size_t element_size) {
+  const size_t tile = kTileBytes / element_size;
+  if (at_.size() < static_cast<size_t>(k)) at_.resize(static_cast<size_t>(k));
+  // Tile by tile: the k sources' tile reduced into the cached destination (or tile_), then
+  // streamed from there into every streamed destination.
+  for (size_t e = 0; e < count; e += tile) {
+    const size_t len = std::min(tile, count - e), offset = e * element_size;
+    for (int j = 0; j < k; ++j) at_[j] = static_cast<const char*>(sources[j]) + offset;
+    char* reduced = cached ? static_cast<char*>(cached) + offset : tile_.data();
+    combine(reduced, at_.data(), k, len);
+    for (int j = 0; j < nstreamed; ++j)
+      copy_streaming_unfenced(static_cast<char*>(streamed[j]) + offset, reduced, len * element_size);
+  }
+  store_fence();
 }
 
 }  // namespace arlab

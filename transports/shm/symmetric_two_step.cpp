@@ -52,29 +52,35 @@ bool SymmetricTwoStep::poll(uint64_t call, const void* input, void* output, size
         throw TransportError("shm symmetric two-step all-reduce: the input or output of rank " + std::to_string(q) +
                              " is not in symmetric memory");
     }
-    // My block, piece by piece: my own input first (read before anything is written, so in
-    // place works), then the peers' in rank order, each added to the piece while it stays in
-    // cache; then the finished piece goes from the cache into every peer's output. With
-    // streaming output stores the piece is reduced in stage_ and streamed into my output too.
+    // My block from all N inputs' copies of it: my own input first (read before anything is
+    // written, so in place works), then the peers' in rank order. With streaming output stores
+    // the whole block goes through the streaming reducer's L1 tiles into every output; with
+    // cached ones piece by piece, each reduced into my output while it stays in cache and then
+    // copied from the cache into every peer's output.
     const Range mine = block_range(count, n, rank_);
-    const size_t piece = std::max<size_t>(1, kPieceBytes / es);
     const char* in = static_cast<const char*>(input);
     char* out = static_cast<char*>(output);
-    const StoreKind outputs = outputs_;
-    for (size_t e = 0; e < mine.count; e += piece) {
-      const size_t o = (mine.offset + e) * es, len = std::min(piece, mine.count - e);
-      char* reduced = outputs == StoreKind::Streaming && n > 1 ? stage_.data() : out + o;  // this piece's result
-      if (n == 1 && out != in) copy_with(outputs, out + o, in + o, len * es);
-      if (n > 1) {
-        // All N inputs' piece in one pass: mine, then the peers' in rank order.
-        sources_[0] = in + o;
-        for (int q = 0, j = 1; q < n; ++q)
-          if (q != rank_) sources_[j++] = peer_inputs_[q] + o;
-        reduction.combine_many(reduced, sources_.data(), n, len);
+    const size_t block = mine.offset * es;
+    sources_[0] = in + block;
+    for (int q = 0, j = 1; q < n; ++q)
+      if (q != rank_) sources_[j++] = peer_inputs_[q] + block;
+    if (n == 1) {
+      if (out != in) copy_with(outputs_, out, in, count * es);
+    } else if (outputs_ == StoreKind::Streaming) {
+      destinations_[0] = out + block;
+      for (int q = 0, j = 1; q < n; ++q)
+        if (q != rank_) destinations_[j++] = peer_outputs_[q] + block;
+      streaming_.reduce(reduction.combine_many, sources_.data(), n, nullptr, destinations_.data(), n, mine.count, es);
+    } else {
+      const size_t piece = std::max<size_t>(1, kPieceBytes / es);
+      // Each piece: all N inputs' piece in one pass into my output, then into every peer's.
+      for (size_t e = 0; e < mine.count; e += piece) {
+        const size_t o = e * es, len = std::min(piece, mine.count - e);
+        for (int j = 0; j < n; ++j) pieces_[j] = static_cast<const char*>(sources_[j]) + o;
+        reduction.combine_many(out + block + o, pieces_.data(), n, len);
+        for (int q = 0; q < n; ++q)
+          if (q != rank_) std::memcpy(peer_outputs_[q] + block + o, out + block + o, len * es);
       }
-      if (reduced != out + o) copy_streaming(out + o, reduced, len * es);
-      for (int q = 0; q < n; ++q)
-        if (q != rank_) copy_with(outputs, peer_outputs_[q] + o, reduced, len * es);
     }
     std::atomic_ref<uint64_t>(flags_of_[rank_]->reduced).store(call, std::memory_order_release);
     reduced_ = true;

@@ -4,7 +4,8 @@
 // there is no size limit.
 //
 //   post:   publish where my input and output are (allocation id, offset)     ; posted = call
-//   poll 1: once every peer has posted, piece by piece (cache-sized):
+//   poll 1: once every peer has posted, piece by piece (cache-sized, or L1 tiles with streaming
+//           output stores: streaming_copy.h):
 //             out[r] = in_me[r] op in_0[r] op in_1[r] ... (peers in rank order)
 //             out_q[r] = out[r] for every peer q, while the piece is still in cache ; reduced = call
 //   poll 2: done once every peer's reduced reaches call: its block is in my output, and it has
@@ -24,6 +25,7 @@
 
 #include "transports/shm/slot_stores.h"
 #include "transports/shm/symmetric_memory.h"
+#include "transports/streaming_copy.h"
 #include "transports/transport.h"
 
 namespace arlab {
@@ -44,7 +46,8 @@ class SymmetricTwoStep {
   // Reads ARLAB_SHM_OUTPUT_STORES (slot_stores.h; throws std::invalid_argument on a bad value).
   SymmetricTwoStep(std::vector<Flags*> flags_of, int rank, const SymmetricMemory& memory)
       : flags_of_(std::move(flags_of)), rank_(rank), memory_(memory), sources_(flags_of_.size()),
-        output_setting_(output_stores_setting()), stage_(kPieceBytes) {}
+        pieces_(flags_of_.size()), destinations_(flags_of_.size()), output_setting_(output_stores_setting()),
+        streaming_(static_cast<int>(flags_of_.size())) {}
 
   // Throws TransportError when input or output is not in symmetric memory (and tells the peers,
   // which throw too instead of waiting).
@@ -63,12 +66,14 @@ class SymmetricTwoStep {
   bool reduced_ = false;  // this call's block r is reduced and handed on
   std::vector<const char*> peer_inputs_;  // this call's, in my mappings of the peers' memory
   std::vector<char*> peer_outputs_;
-  std::vector<const void*> sources_;  // one piece's: my input's, then the peers' in rank order
-  // Cached or streaming stores into the outputs (output_stores in slot_stores.h); with
-  // streaming ones each piece is reduced in stage_ and streamed from there into every output.
+  std::vector<const void*> sources_;  // my block in my input, then in the peers' in rank order
+  std::vector<const void*> pieces_;   // one piece of each of sources_
+  std::vector<void*> destinations_;   // my block in my output, then in the peers' in rank order
+  // Cached or streaming stores into the outputs (output_stores in slot_stores.h); streaming
+  // ones go through streaming_'s tiles.
   OutputStoresSetting output_setting_;
   StoreKind outputs_ = StoreKind::Cached;  // this call's, decided at its post
-  std::vector<char> stage_;
+  StreamingReducer streaming_;
 };
 
 }  // namespace arlab

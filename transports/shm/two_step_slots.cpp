@@ -71,22 +71,25 @@ bool TwoStepSlots::poll(uint64_t call, const void* input, void* output, size_t c
     if (step == 0) return false;
     // In cache-sized pieces: the last fold hands each piece on to my slot while it is hot.
     const bool last = folded_ + step == n;
-    // With streaming output stores and a single fold (N = 2), each piece is reduced where my
-    // slot hands it on (or, with streaming slot stores, in a staging piece) and streamed from
-    // there into my output, whose lines are then never read. With more folds the partial block
-    // lives in my output between them, so it stays cached; step 2 streams either way.
+    // With streaming output stores and a single fold (N = 2), my block goes through the
+    // streaming reducer's L1 tiles (streaming_copy.h): reduced where my slot hands it on (or,
+    // with streaming slot stores, in a tile) and streamed from there into my output, whose
+    // lines are then never read. With more folds the partial block lives in my output between
+    // them, so it stays cached; step 2 streams either way.
     const bool stream_fold = outputs == StoreKind::Streaming && n == 2;
-    const int q = peer_at(folded_);
-    for (size_t e = 0; e < mine.count && (folded_ > 0 || n == 1); e += piece) {
+    if (stream_fold && folded_ == 1) {
+      const int q = peer_at(1);
+      sources_[0] = in + offset, sources_[1] = slot(q).inputs + base_ + offset;
+      char* handed_on = slot(rank_).reduced + base_ + offset;
+      void* streamed[2] = {out + offset, handed_on};
+      const bool cached_slot = stores_ == StoreKind::Cached;
+      streaming_.reduce(reduction.combine_many, sources_.data(), 2, cached_slot ? handed_on : nullptr, streamed,
+                        cached_slot ? 1 : 2, mine.count, es);
+    }
+    for (size_t e = 0; e < mine.count && (folded_ > 0 || n == 1) && !stream_fold; e += piece) {
       const size_t o = offset + e * es, len = std::min(piece, mine.count - e);
       if (n == 1) copy_with(outputs, out + o, in + o, len * es);
-      else if (stream_fold) {
-        char* reduced = stores_ == StoreKind::Cached ? slot(rank_).reduced + base_ + o : stage_.data();
-        reduction.combine(reduced, in + o, slot(q).inputs + base_ + o, len);
-        if (reduced == stage_.data()) copy_streaming(slot(rank_).reduced + base_ + o, reduced, len * es);
-        copy_streaming(out + o, reduced, len * es);
-        continue;
-      } else {
+      else {
         // The partial so far (my input before the first fold), then this pass's copies.
         sources_[0] = folded_ == 1 ? in + o : out + o;
         for (int j = 0; j < step; ++j) sources_[1 + j] = slot(peer_at(folded_ + j)).inputs + base_ + o;

@@ -70,7 +70,7 @@ class TwoStepSlots {
   // (slot_stores.h; throws std::invalid_argument on a bad value).
   TwoStepSlots(std::vector<char*> slots_of, int rank)
       : slots_of_(std::move(slots_of)), rank_(rank), sources_(slots_of_.size()), output_setting_(output_stores_setting()),
-        stage_(kPieceBytes) {
+        streaming_(2) {
     // Write every page of my areas now: the base moves through all of them (above), and the
     // first store to each page of a shared mapping is a fault even after MAP_POPULATE.
     std::memset(slot(rank_).inputs, 0, kMaxBytes);
@@ -96,12 +96,12 @@ class TwoStepSlots {
   // Cached or streaming stores into my slot, as rank 0 chose from the calls' times
   // (slot_stores.h): the post's copies of the peers' blocks and the reduced block handed on.
   StoreKind stores_ = StoreKind::Cached;
-  // Cached or streaming stores into my output (output_stores in slot_stores.h), and a piece
-  // to reduce into when both the slot and the output take streaming stores.
+  // Cached or streaming stores into my output (output_stores in slot_stores.h), and the
+  // reducer of N = 2's step 1 when the output takes streaming stores.
   OutputStoresSetting output_setting_;
   size_t message_bytes_ = 0;
   StoreKind outputs_ = StoreKind::Cached;  // this call's
-  std::vector<char> stage_;
+  StreamingReducer streaming_;
   StoreChooser chooser_;  // rank 0's
   uint64_t last_call_ = 0;
   size_t base_ = 0;  // this call's rotation_base
