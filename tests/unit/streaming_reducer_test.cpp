@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <cstring>
+#include <string>
 #include <vector>
 
 #include "algorithms/reducers.h"
@@ -14,8 +15,8 @@
 namespace arlab {
 namespace {
 
-// count elements of `type` per source, k sources with distinct values (small, so sums are exact
-// in every type), each `offset` bytes past a line.
+// k sources of `bytes` bytes each (plus room for `offset` in front and a line behind), of
+// distinct small values, so that sums are exact in every type tested.
 std::vector<std::vector<unsigned char>> make_sources(int k, size_t bytes, size_t offset) {
   std::vector<std::vector<unsigned char>> sources(k, std::vector<unsigned char>(bytes + offset + 64));
   for (int j = 0; j < k; ++j)
@@ -57,16 +58,17 @@ TEST(StreamingReducer, EveryDestinationHoldsTheManyReducersResult) {
               const unsigned char* at = d == 0 ? outs[0].data() + offset : static_cast<unsigned char*>(streamed[d - 1]);
               ASSERT_EQ(std::memcmp(at, expected.data(), bytes), 0) << where << ", destination " << d;
               const size_t start = static_cast<size_t>(at - outs[d].data());
-              for (size_t i = 0; i < outs[d].size(); ++i)
+              for (size_t i = 0; i < outs[d].size(); ++i) {
                 if (i < start || i >= start + bytes) ASSERT_EQ(outs[d][i], 0xee) << where << ", byte " << i << " of " << d;
+              }
             }
           }
         }
 }
 
 TEST(StreamingReducer, InPlaceReadsEachTileBeforeWritingIt) {
-  // The first source is also the cached destination and the second a streamed one (the shm
-  // path's in place: my block of my input and of a peer's): both end with the sum.
+  // The first source is also the cached destination and the second a streamed one (in place,
+  // as the shm paths run with ARLAB_SHM_OUTPUT_STORES=streaming): both end with the sum.
   const size_t elements = 5 * StreamingReducer::kTileBytes / 4 + 3;
   std::vector<float> a(elements), b(elements), sum(elements);
   for (size_t i = 0; i < elements; ++i) a[i] = static_cast<float>(i % 97), b[i] = static_cast<float>(i % 89) * 2;
