@@ -16,7 +16,8 @@ namespace arlab {
 namespace {
 
 // k sources of `bytes` bytes each (plus room for `offset` in front and a line behind), of
-// distinct small values, so that sums are exact in every type tested.
+// distinct small values, so that sums are exact in every type tested. Sources start at
+// multiples of their element (as the reducers need); the streamed destinations at any byte.
 std::vector<std::vector<unsigned char>> make_sources(int k, size_t bytes, size_t offset) {
   std::vector<std::vector<unsigned char>> sources(k, std::vector<unsigned char>(bytes + offset + 64));
   for (int j = 0; j < k; ++j)
@@ -35,7 +36,7 @@ TEST(StreamingReducer, EveryDestinationHoldsTheManyReducersResult) {
   for (const Case& c : cases)
     for (int k : {1, 2, 3, 5})
       for (size_t elements : {size_t{1}, tile / c.element - 1, tile / c.element, 3 * tile / c.element + 5})
-        for (size_t offset : {0, 4, 24}) {
+        for (size_t offset : {size_t{0}, c.element, size_t{24}}) {  // the reducers load whole elements
           const size_t bytes = elements * c.element;
           auto sources = make_sources(k, bytes, offset);
           std::vector<const void*> from;
