@@ -22,13 +22,16 @@ namespace arlab {
 namespace {
 
 // Appends `sub`, one participant's schedule of the inter-node all-reduce, to `s`: its peers
-// become real ranks, its input and output both become out[slice] (in place), its scratch
-// sits at `scratch_base`. Steps that waited for nothing now wait for `after`.
+// become real ranks, its output becomes out[slice] and its input in[slice] (`from_input`: a
+// rank alone on its node, which has nothing to reduce first) or out[slice] (in place, after
+// the intra-node reduce-scatter), its scratch sits at `scratch_base`. Steps that waited for
+// nothing now wait for `after`.
 uint32_t append_remapped(RankSchedule& s, const RankSchedule& sub, const std::vector<int>& peers, Range slice,
-                         uint64_t scratch_base, uint32_t after) {
+                         bool from_input, uint64_t scratch_base, uint32_t after) {
   const uint32_t offset = static_cast<uint32_t>(s.num_steps());
   const auto place = [&](BufferId buffer, uint64_t at) -> std::pair<BufferId, uint64_t> {
     if (buffer == BufferId::Scratch) return {BufferId::Scratch, scratch_base + at};
+    if (buffer == BufferId::Input && from_input) return {BufferId::Input, slice.offset + at};
     return {BufferId::Output, slice.offset + at};
   };
   uint32_t last = after;
@@ -106,7 +109,9 @@ Range slice_of(const NodeLayout& l, uint64_t count, int j) { return block_range(
 
 // direct: slice j goes straight to local rank j (one round, node_size - 1 messages); any node
 // sizes: local ranks >= slices own nothing.
-uint64_t direct_scratch(const NodeLayout& l, uint64_t count) { return l.node_size * max_block_count(count, l.slices); }
+uint64_t direct_scratch(const NodeLayout& l, uint64_t count) {
+  return l.node_size == 1 ? 0 : l.node_size * max_block_count(count, l.slices);  // alone: nothing lands
+}
 
 Range direct_reduce_scatter(const NodeLayout& l, uint64_t count, ChainBuilder& chain) {
   const uint64_t slot = max_block_count(count, l.slices);
@@ -130,7 +135,9 @@ Range direct_reduce_scatter(const NodeLayout& l, uint64_t count, ChainBuilder& c
     // order from their landing slots.
     const Slice out{BufferId::Output, mine.offset, mine.count};
     Slice acc{BufferId::Input, mine.offset, mine.count};
-    if (l.node_size == 1) chain.step({Op::copy(out, acc)});
+    // Alone on its node the rank's input is already its slice's sum: the inter-node phase
+    // reads it from the input (append_remapped), and only a single rank copies it.
+    if (l.node_size == 1 && l.nodes == 1) chain.step({Op::copy(out, acc)});
     for (int o = 0; o < l.node_size; ++o) {
       if (o == l.local) continue;
       chain.step({Op::reduce(out, acc, {BufferId::Scratch, o * slot, mine.count})});
@@ -160,8 +167,8 @@ uint64_t ring_scratch(const NodeLayout& l, uint64_t count) { return max_block_co
 
 Range ring_reduce_scatter(const NodeLayout& l, uint64_t count, ChainBuilder& chain) {
   const int k = l.node_size, right = l.base + mod(l.local + 1, k), left = l.base + mod(l.local - 1, k);
-  if (k == 1) {
-    chain.step({Op::copy({BufferId::Output, 0, count}, {BufferId::Input, 0, count})});
+  if (k == 1) {  // as in direct_reduce_scatter: only a single rank copies
+    if (l.nodes == 1) chain.step({Op::copy({BufferId::Output, 0, count}, {BufferId::Input, 0, count})});
     return {0, count};
   }
   // Step s: send slice (i - s), receive slice (i - s - 1) and add it to my own.
@@ -239,7 +246,7 @@ RankSchedule generate_hierarchical(const Problem& p) {
     inter_scratch = inner.scratch_count;
     std::vector<int> peers(l.nodes);
     for (int m = 0; m < l.nodes; ++m) peers[m] = m * l.k + l.local;
-    chain.continue_after(append_remapped(s, inner, peers, mine, intra_scratch, chain.last()));
+    chain.continue_after(append_remapped(s, inner, peers, mine, l.node_size == 1, intra_scratch, chain.last()));
   }
 
   // 3. Intra-node all-gather.

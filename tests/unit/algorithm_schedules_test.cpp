@@ -7,6 +7,8 @@
 // node is checked at 1000.
 #include <gtest/gtest.h>
 
+#include <tuple>
+
 #include "algorithms/checker.h"
 #include "algorithms/errors.h"
 #include "algorithms/registry.h"
@@ -92,6 +94,36 @@ TEST(HierarchicalSchedules, EveryNodeSizeAndInterAlgorithm) {
             check_algorithm(hier.generate, p, {.in_place = in_place});
           }
       }
+  }
+}
+
+// A rank alone on its node has nothing to reduce inside it: hier then runs the inter-node
+// algorithm straight from its input, as that algorithm would on its own (no copy of the whole
+// buffer into the output first, no intra-node scratch). Also on the last, one-rank node of an
+// uneven layout (7 ranks, 3 per node).
+TEST(HierarchicalSchedules, OneRankPerNodeCopiesNothing) {
+  for (const auto& [n, k, rank] : {std::tuple{4, 1, 0}, std::tuple{4, 1, 3}, std::tuple{7, 3, 6}}) {
+    Problem p;
+    p.nranks = n;
+    p.rank = rank;
+    p.count = 1003;
+    p.element_size = 4;
+    p.ranks_per_node = k;
+    const RankSchedule hier = find_algorithm("hier")->generate(p);
+    p.ranks_per_node = 0;
+    p.nranks = (n + k - 1) / k;
+    p.rank = rank / k;
+    const RankSchedule ring = find_algorithm("ring")->generate(p);
+    SCOPED_TRACE(testing::Message() << "N " << n << " K " << k << " rank " << rank);
+    size_t copies = 0, reads_input = 0;
+    for (const Op& op : hier.all_ops()) {
+      copies += op.kind == OpKind::Copy;
+      reads_input += op.kind == OpKind::Send && op.a_buffer == BufferId::Input;
+    }
+    EXPECT_EQ(copies, 0u);
+    EXPECT_GT(reads_input, 0u);
+    EXPECT_EQ(hier.scratch_count, ring.scratch_count);
+    EXPECT_EQ(hier.all_ops().size(), ring.all_ops().size());
   }
 }
 
