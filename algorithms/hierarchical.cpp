@@ -2,7 +2,8 @@
 // form a node. With S = the smallest node's size, the buffer is cut into S slices and
 //   1. intra-node reduce-scatter: local rank j < S gathers and reduces slice j of its node;
 //   2. inter-node all-reduce: the M ranks that own slice j (local rank j on every node) run
-//      any algorithm of the registry on it (--inter), in place on that slice;
+//      any algorithm of the registry on it (--inter), in place on that slice (a rank alone
+//      on its node has reduced nothing: it runs the algorithm from its input, as on its own);
 //   3. intra-node all-gather: each owner hands its finished slice to the rest of its node.
 // Only 2 x slice bytes per owner cross the slow network instead of the whole buffer.
 // The intra-node phases (--intra) are "direct" (every rank sends each slice straight to its
