@@ -150,8 +150,13 @@ BenchOptions parse_bench_options(int argc, char** argv) {
   o.op = r->op;
   o.algorithms = split_list(algos);
   if (o.algorithms.empty()) throw UsageError("-a: the algorithm list is empty (accepted: " + all_algorithm_names() + ")");
-  for (const auto& a : o.algorithms)
+  for (size_t i = 0; i < o.algorithms.size(); ++i) {
+    const std::string& a = o.algorithms[i];
     if (!is_known_algorithm(a)) throw UsageError("-a: unknown algorithm '" + a + "' (accepted: " + all_algorithm_names() + ")");
+    // Results are keyed by algorithm name: a second run of one would be reported under both.
+    if (std::find(o.algorithms.begin(), o.algorithms.begin() + i, a) != o.algorithms.begin() + i)
+      throw UsageError("-a: '" + a + "' is listed twice (each algorithm runs once per size; use -r N to repeat runs)");
+  }
   require_usable_transport(o.transport);
   const bool wants_gpu = o.transport == "nccl" || std::find(o.algorithms.begin(), o.algorithms.end(), "nccl") != o.algorithms.end();
   o.device = device.empty() ? (wants_gpu ? "cuda" : "host") : device;

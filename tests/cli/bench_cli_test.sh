@@ -12,6 +12,7 @@ source "$(dirname "$0")/lib.sh"
 expect_usage_error "-b larger than -e" "-b 1M is larger than -e 8" "$arlab" bench -b 1M -e 8
 expect_usage_error "size that is not a number" "-e: '12Q' is not a size" "$arlab" bench -e 12Q
 expect_usage_error "unknown algorithm" "-a: unknown algorithm 'foo' (accepted: ring" "$arlab" bench -a ring,foo
+expect_usage_error "algorithm listed twice" "-a: 'ring' is listed twice" "$arlab" bench -a ring,hier,ring
 expect_usage_error "empty algorithm list" "-a: the algorithm list is empty" "$arlab" bench -a ,
 expect_usage_error "unknown datatype" "-d: unknown datatype 'float128' (accepted: int8" "$arlab" bench -d float128
 expect_usage_error "unknown op" "-o: unknown reduction 'xor' (accepted: sum, prod, min, max, avg)" "$arlab" bench -o xor
