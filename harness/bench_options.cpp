@@ -34,12 +34,14 @@ void check_writable(const std::string& flag, const std::string& path) {
   if (stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode)) throw UsageError(flag + " " + path + ": is a directory");
 }
 
-std::vector<std::string> split_list(const std::string& text) {
+std::vector<std::string> split_list(const std::string& flag, const std::string& text) {
   std::vector<std::string> out;
   size_t start = 0;
   while (start <= text.size()) {
     const size_t comma = text.find(',', start);
     const std::string item = text.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
+    // Results are keyed by name: a second "ring" would be reported under both headings.
+    if (std::find(out.begin(), out.end(), item) != out.end()) throw UsageError(flag + ": '" + item + "' is listed twice");
     if (!item.empty()) out.push_back(item);
     if (comma == std::string::npos) break;
     start = comma + 1;
@@ -148,15 +150,10 @@ BenchOptions parse_bench_options(int argc, char** argv) {
   const RedOpInfo* r = find_redop(op);
   if (!r) throw UsageError("-o: unknown reduction '" + op + "' (accepted: " + redop_names() + ")");
   o.op = r->op;
-  o.algorithms = split_list(algos);
+  o.algorithms = split_list("-a", algos);
   if (o.algorithms.empty()) throw UsageError("-a: the algorithm list is empty (accepted: " + all_algorithm_names() + ")");
-  for (size_t i = 0; i < o.algorithms.size(); ++i) {
-    const std::string& a = o.algorithms[i];
+  for (const auto& a : o.algorithms)
     if (!is_known_algorithm(a)) throw UsageError("-a: unknown algorithm '" + a + "' (accepted: " + all_algorithm_names() + ")");
-    // Results are keyed by algorithm name: a second run of one would be reported under both.
-    if (std::find(o.algorithms.begin(), o.algorithms.begin() + i, a) != o.algorithms.begin() + i)
-      throw UsageError("-a: '" + a + "' is listed twice (each algorithm runs once per size; use -r N to repeat runs)");
-  }
   require_usable_transport(o.transport);
   const bool wants_gpu = o.transport == "nccl" || std::find(o.algorithms.begin(), o.algorithms.end(), "nccl") != o.algorithms.end();
   o.device = device.empty() ? (wants_gpu ? "cuda" : "host") : device;

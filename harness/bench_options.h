@@ -55,8 +55,8 @@ std::vector<std::pair<std::string, std::string>> shared_settings(const BenchOpti
 // UsageError naming the flag when its directory is missing or not writable.
 void check_writable(const std::string& flag, const std::string& path);
 
-// "ring,,dbtree" -> {"ring", "dbtree"}.
-std::vector<std::string> split_list(const std::string& text);
+// "ring,,dbtree" -> {"ring", "dbtree"}; a name given twice is a UsageError naming the flag.
+std::vector<std::string> split_list(const std::string& flag, const std::string& text);
 
 // Throws UsageError naming the flag; CLI::CallForHelp / CLI::Success for --help.
 BenchOptions parse_bench_options(int argc, char** argv);

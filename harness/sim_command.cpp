@@ -178,7 +178,7 @@ int run_sim(int argc, char** argv) {
   app.add_option("--json", c.json, "write them as JSON");
   parse_flags(app, argc, argv);
 
-  for (const std::string& name : split_list(algorithms)) {
+  for (const std::string& name : split_list("-a", algorithms)) {
     if (!find_algorithm(name)) throw UsageError("-a: unknown algorithm '" + name + "' (accepted: " + algorithm_names() + ")");
     c.algorithms.push_back(name);
   }

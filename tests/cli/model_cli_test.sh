@@ -46,6 +46,7 @@ for alg in ring rd rabenseifner; do
   fi
 done
 expect_usage_error "sim: unknown algorithm" "-a: unknown algorithm 'auto' (accepted: ring" "$arlab" sim -a auto
+expect_usage_error "sim: algorithm listed twice" "-a: 'ring' is listed twice" "$arlab" sim -a ring,ring
 expect_usage_error "sim: unknown topology" "--topology: 'torus' (accepted: switch, fat-tree)" "$arlab" sim --topology torus
 expect_usage_error "sim: no ranks" "-N: between 1 and 16777216 ranks (got 0)" "$arlab" sim -N 0
 expect_usage_error "sim: unknown fabric" "--fabric: unknown fabric 'token-ring'" "$arlab" sim --fabric token-ring
