@@ -26,6 +26,7 @@
 #include "harness/reporters.h"
 #include "harness/roofline.h"
 #include "harness/sizes.h"
+#include "harness/step_trace.h"
 #include "harness/watchdog.h"
 #include "transports/bootstrap.h"
 #include "transports/registry.h"
@@ -102,6 +103,7 @@ class BenchRun {
       if (!o.csv_path.empty()) reporters_.push_back(make_csv_reporter(o.csv_path));
       if (!o.json_path.empty()) reporters_.push_back(make_json_reporter(o.json_path));
       if (!o.prometheus_path.empty()) reporters_.push_back(make_prometheus_reporter(o.prometheus_path));
+      if (!o.trace_path.empty()) trace_ = std::make_unique<TraceWriter>(o.trace_path, hosts_, o.command_line);
     }
   }
 
@@ -287,7 +289,26 @@ class BenchRun {
         (in_place ? rows[a].in_place : rows[a].out_of_place) = measurement(size, median(times[a]), boot_.size(), wrong);
       }
     }
+    if (!o_.trace_path.empty()) trace(algorithms, collectives, size);
     return rows;
+  }
+
+  // --trace: one more out-of-place call of each algorithm, its steps timed on every rank from
+  // the barrier they leave together; rank 0 adds the call to the trace file.
+  void trace(const std::vector<std::string>& algorithms, const std::vector<std::unique_ptr<Collective>>& collectives,
+             uint64_t size) {
+    for (size_t a = 0; a < algorithms.size(); ++a) {
+      upload_input(in(), size / elem_);
+      device_->synchronize();
+      boot_.barrier();
+      const std::vector<TracedSpan> mine = collectives[a]->run_traced(in(), out());
+      const std::vector<std::string> all = boot_.gather_strings(pack_spans(mine));
+      if (!trace_) continue;
+      std::vector<std::vector<TracedSpan>> spans;
+      for (const std::string& theirs : all) spans.push_back(unpack_spans(theirs));
+      const std::string chosen = collectives[a]->chosen();
+      trace_->add_call(algorithms[a] + (chosen.empty() ? "" : " (" + chosen + ")") + " " + format_size(size) + " out of place", spans);
+    }
   }
 
   static double median(std::vector<double> v) {
@@ -405,6 +426,7 @@ class BenchRun {
   std::vector<char> host_, host_scratch_;  // seeded data is made here, then uploaded
   std::unique_ptr<Reporter> table_;                  // rank 0: stdout
   std::vector<std::unique_ptr<Reporter>> reporters_;  // rank 0: the files
+  std::unique_ptr<TraceWriter> trace_;                 // rank 0, with --trace
   std::map<uint64_t, double> bounds_;                  // --roofline: size -> bound (us)
   std::vector<std::string> hosts_;                     // every rank's host
   int nnodes_ = 1;

@@ -90,6 +90,9 @@ BenchOptions parse_bench_options(int argc, char** argv) {
   app.add_option("--intra", o.intra, "hier: reduce-scatter / all-gather inside a node")->capture_default_str();
   app.add_option("--csv", o.csv_path, "write results as CSV to this file");
   app.add_option("--json", o.json_path, "write results and run metadata as JSON to this file");
+  app.add_option("--trace", o.trace_path,
+                 "after the timed runs, one more call per algorithm and size with every step timed on every rank, "
+                 "written to this file as a Chrome trace (open it in ui.perfetto.dev)");
   app.add_option("--prometheus", o.prometheus_path, "write results in Prometheus' text format (node_exporter textfile: *.prom)");
   app.add_option("--tuning", o.tuning_path, "alpha/beta/gamma file for auto (default results/tuning/<host>.json)");
   app.add_option("--seed", o.seed, "seed of the generated data")->capture_default_str();
@@ -165,7 +168,7 @@ BenchOptions parse_bench_options(int argc, char** argv) {
     throw UsageError("--offset " + std::to_string(o.offset_bytes) + ": GPU kernels need element-aligned buffers (a multiple of " +
                      std::to_string(t->size) + " for " + std::string(t->name) + ")");
   for (const auto& [flag, path] : {std::pair{"--csv", o.csv_path}, std::pair{"--json", o.json_path},
-                                   std::pair{"--prometheus", o.prometheus_path}})
+                                   std::pair{"--prometheus", o.prometheus_path}, std::pair{"--trace", o.trace_path}})
     if (!path.empty()) check_writable(flag, path);
   if (o.symmetric && o.device != "host")
     throw UsageError("--symmetric: host memory only (symmetric memory is shared host memory); leave out --device " + o.device);
@@ -199,7 +202,8 @@ std::vector<std::pair<std::string, std::string>> shared_settings(const BenchOpti
           {"--roofline", o.roofline ? "on" : "off"},
           {"--link-rate", std::to_string(o.link_rate)},
           {"-r", std::to_string(o.repeats)},
-          {"--symmetric", o.symmetric ? "on" : "off"}};
+          {"--symmetric", o.symmetric ? "on" : "off"},
+          {"--trace", o.trace_path.empty() ? "off" : "on"}};
 }
 
 }  // namespace arlab

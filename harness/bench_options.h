@@ -34,6 +34,7 @@ struct BenchOptions {
   int ranks_per_node = 0;  // 0: from the launcher
   std::string inter = "ring", intra = "direct";
   std::string csv_path, json_path;
+  std::string trace_path;       // --trace: each size's steps per rank, as a Chrome trace
   std::string prometheus_path;  // --prometheus: the text exposition format, for node_exporter
   std::string tuning_path;  // empty: results/tuning/<host>.json
   bool inject_corruption = false;

@@ -61,6 +61,23 @@ class ScheduledAllreduce final : public Collective {
     if (spec_.op == RedOp::Avg) device_.divide(spec_.type, output, spec_.count, transport_.size());
   }
 
+  std::vector<TracedSpan> run_traced(const void* input, void* output) override {
+    if (!executor_) return Collective::run_traced(input, output);
+    std::vector<Executor::StepTimes> times;
+    executor_->record_steps(&times);
+    const double begin = steady_clock_us();
+    run(input, output);
+    executor_->record_steps(nullptr);
+    // Each step named by its operations, as `arlab explain` prints them.
+    std::vector<TracedSpan> spans;
+    for (uint32_t x = 0; x < times.size(); ++x) {
+      std::string name = "step " + std::to_string(x) + ":";
+      for (const Op& op : schedule_.ops(x)) name += (name.back() == ':' ? " " : ", ") + to_string(op);
+      spans.push_back({name, times[x].start_us - begin, times[x].end_us - begin});
+    }
+    return spans;
+  }
+
  private:
   AllreduceSpec spec_;
   Transport& transport_;
@@ -222,6 +239,7 @@ class AutoAllreduce final : public Collective {
     inner_ = std::make_unique<ScheduledAllreduce>(spec, *find_algorithm(spec.algorithm), transport, device);
   }
   void run(const void* input, void* output) override { inner_->run(input, output); }
+  std::vector<TracedSpan> run_traced(const void* input, void* output) override { return inner_->run_traced(input, output); }
   std::string chosen() const override { return chosen_; }
 
  private:
@@ -230,6 +248,13 @@ class AutoAllreduce final : public Collective {
 };
 
 }  // namespace
+
+std::vector<TracedSpan> Collective::run_traced(const void* input, void* output) {
+  const double begin = steady_clock_us();
+  run(input, output);
+  const std::string what = chosen();
+  return {{(what.empty() ? std::string("all-reduce") : what) + " (one call, no schedule steps)", 0, steady_clock_us() - begin}};
+}
 
 void check_lockstep(bool lockstep, const Transport& transport) {
   if (lockstep && transport.capabilities().one_sided)

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "algorithms/datatype.h"
+#include "harness/step_trace.h"
 #include "harness/tuning.h"
 #include "transports/device.h"
 #include "transports/transport.h"
@@ -38,6 +39,9 @@ class Collective {
   virtual ~Collective() = default;
   virtual void run(const void* input, void* output) = 0;  // output == input: in place
   virtual std::string chosen() const { return ""; }        // auto: the algorithm it picked
+  // One call with its steps timed (us since this call began): a schedule's steps, or the
+  // whole call as one span where there is no schedule to walk (baselines, slot paths, lockstep).
+  virtual std::vector<TracedSpan> run_traced(const void* input, void* output);
 };
 
 // Finds transports by name (created once, shared by every collective of a run).

@@ -1,6 +1,7 @@
 #include "harness/executor.h"
 
 #include "harness/watchdog.h"
+#include "harness/step_trace.h"
 
 namespace arlab {
 
@@ -53,6 +54,7 @@ void Executor::run(Transport& transport, const LocalWork& work, const RankBuffer
     if (remaining_[x] == 0) ready_.push_back(x);
   one_sided_ = transport.capabilities().one_sided;
   if (one_sided_) begin_one_sided_run(transport, buffers);
+  if (times_) times_->assign(steps, {});
 
   size_t next_ready = 0;
   IdlePoll poll;
@@ -94,6 +96,7 @@ std::string Executor::waiting_for() const {
 }
 
 void Executor::start_step(Transport& transport, const LocalWork& work, const RankBuffers& b, uint32_t step) {
+  if (times_) (*times_)[step].start_us = steady_clock_us();
   const auto ops = schedule_.ops(step);
   const uint32_t first = schedule_.first_op(step);
   const auto address = [&](BufferId id, uint64_t offset) { return b.address(id, offset, element_size_); };
@@ -129,6 +132,7 @@ void Executor::start_step(Transport& transport, const LocalWork& work, const Ran
 }
 
 void Executor::complete_step(uint32_t step) {
+  if (times_) (*times_)[step].end_us = steady_clock_us();
   ++done_;
   for (uint32_t k = dependents_.begin[step]; k < dependents_.begin[step + 1]; ++k)
     if (--remaining_[dependents_.list[k]] == 0) ready_.push_back(dependents_.list[k]);

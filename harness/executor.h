@@ -45,6 +45,12 @@ class Executor {
   Executor(const RankSchedule& schedule, size_t element_size);
 
   void run(Transport& transport, const LocalWork& work, const RankBuffers& buffers);
+  // While set, run() records when each step started and completed (steady clock, us) here,
+  // one entry per step; nullptr (the default) records nothing.
+  struct StepTimes {
+    double start_us = 0, end_us = 0;
+  };
+  void record_steps(std::vector<StepTimes>* times) { times_ = times; }
 
  private:
   void start_step(Transport& transport, const LocalWork& work, const RankBuffers& buffers, uint32_t step);
@@ -69,6 +75,7 @@ class Executor {
   std::vector<InFlight> in_flight_;
   size_t done_ = 0;
   bool one_sided_ = false;
+  std::vector<StepTimes>* times_ = nullptr;
 };
 
 }  // namespace arlab
