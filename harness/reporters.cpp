@@ -27,7 +27,7 @@ std::vector<std::pair<std::string, std::string>> library_environment() {
     bool launcher = false;
     for (const char* internal : {"OMPI_MCA_orte_", "OMPI_MCA_ess", "OMPI_MCA_pmix", "OMPI_MCA_initial_wdir", "OMPI_MCA_shmem_"})
       launcher |= name.rfind(internal, 0) == 0;
-    for (const char* prefix : {"NCCL_", "UCX_", "OMPI_MCA_", "FI_"})
+    for (const char* prefix : {"NCCL_", "UCX_", "OMPI_MCA_", "FI_", "ARLAB_SOCKET_IFNAME"})
       if (!launcher && name.rfind(prefix, 0) == 0) out.emplace_back(name, entry.substr(eq + 1));
   }
   std::sort(out.begin(), out.end());

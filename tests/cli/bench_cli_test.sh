@@ -16,7 +16,12 @@ expect_usage_error "algorithm listed twice" "-a: 'ring' is listed twice" "$arlab
 expect_usage_error "empty algorithm list" "-a: the algorithm list is empty" "$arlab" bench -a ,
 expect_usage_error "unknown datatype" "-d: unknown datatype 'float128' (accepted: int8" "$arlab" bench -d float128
 expect_usage_error "unknown op" "-o: unknown reduction 'xor' (accepted: sum, prod, min, max, avg)" "$arlab" bench -o xor
-expect_usage_error "unknown transport" "-t: unknown transport 'tcp' (accepted: mpi" "$arlab" bench -t tcp
+expect_usage_error "unknown transport" "-t: unknown transport 'gloo' (accepted: mpi" "$arlab" bench -t gloo
+expect_usage_error "-t tcp on an interface that does not exist" \
+  "-t tcp: ARLAB_SOCKET_IFNAME=nosuch0 matches no IPv4 interface that is up (up: lo 127.0.0.1" \
+  env ARLAB_SOCKET_IFNAME=nosuch0 "$arlab" bench -t tcp -e 8
+expect_usage_error "-t tcp on a missing interface under mpirun -np 2" "-t tcp: ARLAB_SOCKET_IFNAME=nosuch0 matches no" \
+  mpirun -q --oversubscribe -np 2 -x ARLAB_SOCKET_IFNAME=nosuch0 "$arlab" bench -t tcp -e 8
 if [ -z "$(ls /sys/class/infiniband 2>/dev/null)" ]; then
   expect_usage_error "-t ibverbs without an RDMA device" "-t ibverbs: no RDMA device on this machine" "$arlab" bench -t ibverbs
   expect_usage_error "-t ibverbs without an RDMA device under mpirun -np 2" "-t ibverbs: no RDMA device" \
@@ -221,8 +226,8 @@ echo '{"schema": "arlab.tuning.v1", "alpha_s": "fast"}' >"$work/bad-tuning.json"
 expect_usage_error "malformed tuning file" "bad-tuning.json: unreadable tuning file" \
   "$arlab" bench -a auto -e 8 --tuning "$work/bad-tuning.json"
 expect_usage_error "tune on one rank" "needs at least 2 ranks" "$arlab" tune -o "$work/t.json"
-expect_usage_error "tune: unknown transport under mpirun -np 2" "-t: unknown transport 'tcp'" \
-  mpirun -q --oversubscribe -np 2 "$arlab" tune -t tcp -o "$work/t.json"
+expect_usage_error "tune: unknown transport under mpirun -np 2" "-t: unknown transport 'gloo'" \
+  mpirun -q --oversubscribe -np 2 "$arlab" tune -t gloo -o "$work/t.json"
 
 # arlab model: the seed's example checked; bad input one line.
 if "$arlab" model --seed-example >"$work/model" 2>&1 && grep -q "T_compute = 0.300 s" "$work/model" &&

@@ -28,12 +28,12 @@ grep -qE " loopback +(PASS +ring over shm, N = 2, 16 MiB: busbw [0-9.]+ GB/s \(M
   pass "loopback: arlab's own bandwidth, results checked" || fail "loopback: $(grep loopback "$work/here")"
 
 # The environment: names that do not exist here fail; plain settings are listed.
-NCCL_SOCKET_IFNAME=nosuch9 NCCL_IB_HCA=mlx5_7 UCX_NET_DEVICES=mlx5_7:1 NCCL_DEBUG=INFO \
+NCCL_SOCKET_IFNAME=nosuch9 ARLAB_SOCKET_IFNAME=nosuch8 NCCL_IB_HCA=mlx5_7 UCX_NET_DEVICES=mlx5_7:1 NCCL_DEBUG=INFO \
   "$check" --local --no-loopback >"$work/env"
 status=$?
 [ $status -eq 1 ] && grep -qE " env NCCL_SOCKET_IFNAME +FAIL +nosuch9: no interface nosuch9" "$work/env" &&
   grep -qE " env NCCL_IB_HCA +FAIL +mlx5_7: no RDMA device mlx5_7" "$work/env" && grep -qE " env UCX_NET_DEVICES +FAIL" "$work/env" &&
-  grep -qE " env NCCL_DEBUG +PASS +INFO" "$work/env" &&
+  grep -qE " env NCCL_DEBUG +PASS +INFO" "$work/env" && grep -qE " env ARLAB_SOCKET_IFNAME +FAIL +nosuch8: no interface nosuch8" "$work/env" &&
   pass "env: missing interface and devices FAIL (exit 1), NCCL_DEBUG listed" || fail "env (exit $status): $(grep env "$work/env")"
 
 # A copied sysfs with one InfiniBand HCA.

@@ -75,7 +75,7 @@ fi
 # The 1 Gbit/s cap is in force: one rank per node cannot move more than the link carries,
 # over Open MPI's TCP and over UCX (whose shared-memory transports would reach across the
 # namespaces if the cluster's env did not keep UCX to TCP).
-for transport in mpi ucx; do
+for transport in mpi ucx tcp; do
   if timeout 300 srun -N 2 -n 2 --mpi=pmix "$build/arlab" bench -a ring -t $transport -b 16M -e 16M -n 3 -w 1 -c 0 >"$work/cap.out" 2>&1; then
     busbw=$(awk '$1 == 16777216 { print $8 }' "$work/cap.out")
     awk -v b="$busbw" 'BEGIN { exit !(b > 0 && b <= 0.125 * 1.05) }' && pass "links capped (-t $transport): busbw $busbw GB/s at 16 MiB, at most 1 Gbit/s" ||
@@ -84,6 +84,22 @@ for transport in mpi ucx; do
     fail "cap run -t $transport: $(tail -3 "$work/cap.out")"
   fi
 done
+
+# -t tcp across nodes: each rank listens on its node's link (the env's ARLAB_SOCKET_IFNAME),
+# 4 ranks on 2 nodes, every algorithm's result checked.
+if timeout 300 srun -N 2 -n 4 --mpi=pmix "$build/arlab" bench -a ring,rd,tree,hier -t tcp -b 8 -e 1M -f 32 -n 2 -w 1 -c 1 \
+  --json "$work/tcp.json" >"$work/tcp.out" 2>&1 && grep -q "^# device host, sockets on 10\.77\.0\." "$work/tcp.out" &&
+  /usr/bin/python3 -c "
+import json, sys
+doc = json.load(open(sys.argv[1]))
+assert doc['complete'] and doc['metadata']['nnodes'] == 2
+assert doc['metadata']['environment'].get('ARLAB_SOCKET_IFNAME') == 'eth0', doc['metadata']['environment']
+assert len(doc['results']) == 4 * 4 * 2 and all(r['wrong'] == 0 for r in doc['results'])
+" "$work/tcp.json"; then
+  pass "srun -N 2 -n 4 arlab bench -t tcp: sockets on the nodes' links, ring/rd/tree/hier results right"
+else
+  fail "-t tcp across nodes: $(grep -E 'sockets|error' "$work/tcp.out" | head -3; tail -3 "$work/tcp.out")"
+fi
 
 # A batch job, as users submit them.
 cat >"$work/job.sh" <<JOB

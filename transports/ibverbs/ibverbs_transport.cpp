@@ -77,7 +77,7 @@ class IbverbsTransport final : public one_sided::OneSidedTransport {
   bool handle_done(Handle h) override {
     progress();
     if (!done_[h]) return false;
-    free_handles_.push_back(h);
+    done_.release(h);
     return true;
   }
 
@@ -191,13 +191,7 @@ class IbverbsTransport final : public one_sided::OneSidedTransport {
   }
 
   Handle new_handle() {
-    if (free_handles_.empty()) {
-      done_.push_back(false);
-      if (done_.size() == 1) done_.push_back(false);  // handle 0 means "already complete"
-      return done_.size() - 1;
-    }
-    const Handle h = free_handles_.back();
-    free_handles_.pop_back();
+    const Handle h = done_.acquire();
     done_[h] = false;
     return h;
   }
@@ -240,8 +234,7 @@ class IbverbsTransport final : public one_sided::OneSidedTransport {
   std::string registration_how_;
   std::vector<uint64_t> flags_;      // this rank's credits and signals, set from completions
   std::vector<uint64_t> last_seen_;  // per peer: the last signal and credit number seen
-  std::vector<bool> done_;
-  std::vector<Handle> free_handles_;
+  SlotTable<uint8_t, Handle> done_{1};  // per handle, whether its work completed; handle 0 means "already complete"
 };
 
 }  // namespace

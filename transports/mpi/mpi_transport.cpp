@@ -15,6 +15,7 @@
 #include "transports/mpi/mpi_check.h"
 #include "transports/mpi/mpi_comm.h"
 #include "transports/registry.h"
+#include "transports/slot_table.h"
 
 namespace arlab {
 namespace {
@@ -68,7 +69,7 @@ class MpiTransport final : public Transport {
     int done = 0;
     ARLAB_MPI_CHECK(MPI_Testall(static_cast<int>(reqs.size()), reqs.data(), &done, MPI_STATUSES_IGNORE),
                     "MPI_Testall(request " + std::to_string(id) + ")");
-    if (done) free_.push_back(id);
+    if (done) slots_.release(id);
     return done != 0;
   }
 
@@ -93,14 +94,7 @@ class MpiTransport final : public Transport {
 
  private:
   RequestId post(int peer, void* data, size_t bytes, uint32_t tag, bool send) {
-    RequestId id;
-    if (free_.empty()) {
-      id = static_cast<RequestId>(slots_.size());
-      slots_.emplace_back();
-    } else {
-      id = free_.back();
-      free_.pop_back();
-    }
+    const RequestId id = slots_.acquire();
     std::vector<MPI_Request>& reqs = slots_[id];
     reqs.clear();
     const int mpi_tag = static_cast<int>(tag % tag_modulus_);
@@ -156,8 +150,7 @@ class MpiTransport final : public Transport {
   uint32_t tag_modulus_ = 32768;
   MPI_Datatype two_bytes_ = MPI_DATATYPE_NULL;
   MPI_Op user_op_ = MPI_OP_NULL;
-  std::vector<std::vector<MPI_Request>> slots_;
-  std::vector<RequestId> free_;
+  SlotTable<std::vector<MPI_Request>> slots_;  // a slot's vector keeps its capacity for reuse
 };
 
 }  // namespace

@@ -28,15 +28,7 @@ void OneSidedTransport::attach_windows(const Windows& w) {
   has_windows_ = true;
 }
 
-RequestId OneSidedTransport::allocate() {
-  if (free_.empty()) {
-    requests_.emplace_back();
-    return static_cast<RequestId>(requests_.size() - 1);
-  }
-  const RequestId id = free_.back();
-  free_.pop_back();
-  return id;
-}
+RequestId OneSidedTransport::allocate() { return requests_.acquire(); }
 
 RequestId OneSidedTransport::write(int peer, const void* src, size_t bytes, WindowId window, uint64_t offset,
                                    uint64_t seq) {
@@ -124,7 +116,7 @@ bool OneSidedTransport::test(RequestId id) {
   advance(r);
   if (r.state != Request::State::Done) return false;
   r.state = Request::State::Free;
-  free_.push_back(id);
+  requests_.release(id);
   return true;
 }
 

@@ -12,6 +12,7 @@
 
 #include "transports/bootstrap.h"
 #include "transports/one_sided/protocol.h"
+#include "transports/slot_table.h"
 #include "transports/transport.h"
 
 namespace arlab::one_sided {
@@ -71,8 +72,7 @@ class OneSidedTransport : public Transport {
   void reap_credits();
 
   std::string name_;
-  std::vector<Request> requests_;
-  std::vector<RequestId> free_;
+  SlotTable<Request> requests_;
   CreditLedger ledger_;
   struct Deferred {
     int peer;

@@ -119,7 +119,7 @@ class UcxRmaTransport final : public one_sided::OneSidedTransport {
       *request = nullptr;
       ucx::check(status, what);
     }
-    free_handles_.push_back(h);
+    puts_.release(h);
     return true;
   }
 
@@ -185,18 +185,7 @@ class UcxRmaTransport final : public one_sided::OneSidedTransport {
   }
 
   Handle new_handle(uint64_t value) {
-    Handle h;
-    if (free_handles_.empty()) {
-      puts_.emplace_back();
-      h = puts_.size() - 1;
-    } else {
-      h = free_handles_.back();
-      free_handles_.pop_back();
-    }
-    if (h == 0) {  // 0 means "already complete" to the protocol: keep slot 0 unused
-      puts_.emplace_back();
-      h = puts_.size() - 1;
-    }
+    const Handle h = puts_.acquire();
     if (!puts_[h].value) puts_[h].value = std::make_unique<uint64_t>();
     *puts_[h].value = value;
     return h;
@@ -220,8 +209,9 @@ class UcxRmaTransport final : public one_sided::OneSidedTransport {
   std::unique_ptr<Registration> flag_registration_, output_, scratch_;
   std::vector<PeerFlags> peer_flags_;
   std::vector<WindowKeys> window_keys_;
-  std::deque<PutPair> puts_;
-  std::vector<Handle> free_handles_;
+  // Handle 0 means "already complete" to the protocol: slot 0 is never handed out. A deque:
+  // a reference to a slot stays valid while the table grows.
+  SlotTable<PutPair, Handle, std::deque<PutPair>> puts_{1};
 };
 
 }  // namespace

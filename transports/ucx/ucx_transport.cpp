@@ -5,6 +5,7 @@
 #include <memory>
 
 #include "transports/registry.h"
+#include "transports/slot_table.h"
 #include "transports/ucx/ucx_worker.h"
 
 namespace arlab {
@@ -36,7 +37,7 @@ class UcxTransport final : public Transport {
     const ucs_status_t status = worker_.poll(slot.request);
     if (status == UCS_INPROGRESS) return false;
     slot.request = nullptr;
-    free_.push_back(id);
+    slots_.release(id);
     ucx::check(status, slot.message.describe());
     return true;
   }
@@ -62,22 +63,12 @@ class UcxTransport final : public Transport {
 
   RequestId track(void* request, const Message& message) {
     if (UCS_PTR_IS_ERR(request)) ucx::check(UCS_PTR_STATUS(request), message.describe());
-    RequestId id;
-    if (free_.empty()) {
-      id = static_cast<RequestId>(slots_.size());
-      slots_.push_back({request, message});
-    } else {
-      id = free_.back();
-      free_.pop_back();
-      slots_[id] = {request, message};
-    }
-    return id;
+    return slots_.add({request, message});
   }
 
   Bootstrap& bootstrap_;
   ucx::Worker worker_;
-  std::vector<Slot> slots_;
-  std::vector<RequestId> free_;
+  SlotTable<Slot> slots_;
 };
 
 }  // namespace
