@@ -11,6 +11,7 @@ const std::vector<TransportInfo>& transports() {
       {"shm", "one node: one-copy writes (cross-memory attach) + flags in POSIX shared memory", make_shm_transport, ""},
       {"tcp", "TCP sockets, one connection per pair (Gloo's transport; ARLAB_SOCKET_IFNAME picks the interface)", make_tcp_transport, ""},
       {"shm+mpi", "shm inside a node, MPI between nodes (hier's two halves)", make_shm_mpi_transport, ""},
+      {"shm+tcp", "shm inside a node, TCP sockets between nodes", make_shm_tcp_transport, ""},
 #if ARLAB_HAVE_UCX
       {"ucx", "UCX tag send / recv (wires from UCX_TLS)", make_ucx_transport, ""},
       {"ucx-rma", "UCX one-sided put + fence + flag (wires from UCX_TLS)", make_ucx_rma_transport, ""},

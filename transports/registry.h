@@ -49,6 +49,7 @@ std::unique_ptr<Transport> make_mpi_transport(const TransportContext& context);
 std::unique_ptr<Transport> make_nccl_transport(const TransportContext& context);
 std::unique_ptr<Transport> make_shm_transport(const TransportContext& context);
 std::unique_ptr<Transport> make_tcp_transport(const TransportContext& context);
+std::unique_ptr<Transport> make_shm_tcp_transport(const TransportContext& context);
 std::unique_ptr<Transport> make_ucx_transport(const TransportContext& context);
 std::unique_ptr<Transport> make_ucx_rma_transport(const TransportContext& context);
 std::unique_ptr<Transport> make_ibverbs_transport(const TransportContext& context);

@@ -1,5 +1,5 @@
 // Composite transports: shared memory inside a node, another transport between nodes
-// (-t shm+mpi, -t shm+ucx), so that hier's intra-node phases run one-copy over shm while its
+// (-t shm+mpi, -t shm+tcp, -t shm+ucx), so that hier's intra-node phases run one-copy over shm while its
 // inter-node all-reduce crosses the network. Each message goes by its pair: same node,
 // one-sided over shm (the schedule's send / receive lowered to write / signal for that pair
 // only); different nodes, two-sided over the other transport.
@@ -73,6 +73,7 @@ std::unique_ptr<Transport> make_hybrid(const TransportContext& context, const st
 }  // namespace
 
 std::unique_ptr<Transport> make_shm_mpi_transport(const TransportContext& context) { return make_hybrid(context, "mpi"); }
+std::unique_ptr<Transport> make_shm_tcp_transport(const TransportContext& context) { return make_hybrid(context, "tcp"); }
 std::unique_ptr<Transport> make_shm_ucx_transport(const TransportContext& context) { return make_hybrid(context, "ucx"); }
 
 }  // namespace arlab
