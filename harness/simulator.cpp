@@ -5,6 +5,7 @@
 #include <string>
 
 #include "algorithms/errors.h"
+#include "transports/slot_table.h"
 
 namespace arlab {
 namespace {
@@ -142,21 +143,13 @@ class WorldSimulator {
   }
 
   void launch(const InFlight& m) {
-    uint32_t slot;
-    if (free_slots_.empty()) {
-      slot = static_cast<uint32_t>(in_flight_.size());
-      in_flight_.push_back(m);
-    } else {
-      slot = free_slots_.back();
-      free_slots_.pop_back();
-      in_flight_[slot] = m;
-    }
+    const uint32_t slot = in_flight_.add(m);
     events_.push({m.head.total(), kMessage, slot});
   }
 
   void carry(uint32_t slot) {
     const InFlight m = in_flight_[slot];
-    free_slots_.push_back(slot);
+    in_flight_.release(slot);
     const SimTime arrival = network_.arrive(static_cast<int>(m.from), static_cast<int>(m.to), m.bytes, m.head, m.sender_done);
     Mailbox* box = ranks_[m.to].mailbox(m.from, m.seq);
     if (!box || box->state == Mailbox::State::Arrived || box->state == Mailbox::State::Matched)
@@ -200,8 +193,7 @@ class WorldSimulator {
   Network& network_;
   SimOptions options_;
   std::vector<RankState> ranks_;
-  std::vector<InFlight> in_flight_;
-  std::vector<uint32_t> free_slots_;
+  SlotTable<InFlight> in_flight_;
   std::priority_queue<Event, std::vector<Event>, std::greater<Event>> events_;
   SimResult result_;
 };

@@ -1,6 +1,6 @@
-// The table behind a transport's request ids and completion handles: a small integer indexes
-// a slot, a completed id goes back on a free list and is handed out again, so a run of
-// millions of messages keeps a table as large as the most requests ever in flight at once.
+// The table behind a transport's request ids and completion handles (and the simulator's messages
+// in flight): a small integer indexes a slot, a completed id goes back on a free list and is
+// handed out again, so the table stays as large as the most entries ever in use at once.
 #pragma once
 
 #include <cstddef>
