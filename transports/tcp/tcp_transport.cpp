@@ -76,7 +76,7 @@ struct Peer {
   char* in_target = nullptr;
   size_t in_done = 0;
   RequestId in_request = kNone;
-  Unexpected* in_unexpected = nullptr;
+  std::list<Unexpected>::iterator in_unexpected;  // where the payload goes when in_request is kNone
   std::vector<RequestId> posted;  // receives not yet matched to a header, in posting order
   std::list<Unexpected> unexpected;
 };
@@ -270,8 +270,7 @@ class TcpTransport final : public Transport {
       return start_payload(p);
     }
     if (p.in_header.bytes > kEagerBytes && p.posted.empty()) return;  // wait for its receive
-    p.unexpected.push_back({p.in_header.tag, std::vector<char>(p.in_header.bytes)});
-    p.in_unexpected = &p.unexpected.back();
+    p.in_unexpected = p.unexpected.insert(p.unexpected.end(), {p.in_header.tag, std::vector<char>(p.in_header.bytes)});
     p.in_target = p.in_unexpected->data.data();
     start_payload(p);
   }
@@ -290,17 +289,12 @@ class TcpTransport final : public Transport {
       u.complete = true;
       if (u.claimed != kNone) {
         deliver(u, u.claimed);
-        for (auto it = p.unexpected.begin(); it != p.unexpected.end(); ++it)
-          if (&*it == &u) {
-            p.unexpected.erase(it);
-            break;
-          }
+        p.unexpected.erase(p.in_unexpected);
       }
     }
     p.in = Peer::In::Header;
     p.in_header_done = 0;
     p.in_request = kNone;
-    p.in_unexpected = nullptr;
   }
 
   // EOF: an error when this rank still expects bytes from the peer, the end of it otherwise.
