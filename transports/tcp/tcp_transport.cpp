@@ -20,6 +20,7 @@
 #include <memory>
 #include <vector>
 
+#include "transports/progress_passes.h"
 #include "transports/registry.h"
 #include "transports/slot_table.h"
 #include "transports/tcp/tcp_socket.h"
@@ -51,6 +52,7 @@ struct Request {
   char* data = nullptr;
   size_t bytes = 0;
   uint32_t tag = 0;
+  ProgressPasses::Mark seen = 0;  // progress_passes.h
 };
 
 // A message that arrived before its receive was posted.
@@ -151,9 +153,11 @@ class TcpTransport final : public Transport {
     return id;
   }
 
+  // One poll() per pass over the requests in flight, not one per test() (progress_passes.h).
   bool test(RequestId id) override {
-    if (!requests_[id].done) progress();
-    if (!requests_[id].done) return false;
+    Request& r = requests_[id];
+    if (!r.done && passes_.start_pass(r.seen)) progress();
+    if (!r.done) return false;
     requests_.release(id);
     return true;
   }
@@ -168,7 +172,10 @@ class TcpTransport final : public Transport {
     return peer;
   }
 
-  RequestId track(const Request& request) { return requests_.add(request); }
+  RequestId track(Request request) {
+    request.seen = passes_.current();  // its first test() polls
+    return requests_.add(request);
+  }
 
   // Copies an early arrival into the receive that asked for it and completes the receive.
   void deliver(const Unexpected& message, RequestId id) {
@@ -224,7 +231,7 @@ class TcpTransport final : public Transport {
       if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR)) return;
       if (n < 0) tcp::throw_errno("sendmsg(" + std::to_string(r.bytes) + " bytes to " + p.name + ")");
       p.out_done += static_cast<size_t>(n);
-      if (p.out_done < sizeof(Header) + r.bytes) continue;
+      if (p.out_done < sizeof(Header) + r.bytes) return;  // a short write: the socket is full
       r.done = true;
       p.sends.pop_front();
       p.out_done = 0;
@@ -244,7 +251,7 @@ class TcpTransport final : public Transport {
         if (n < 0) tcp::throw_errno("recv(from " + p.name + ")");
         if (n == 0) return peer_closed(p);
         (p.in == Peer::In::Header ? p.in_header_done : p.in_done) += static_cast<size_t>(n);
-        if (static_cast<size_t>(n) < want) continue;
+        if (static_cast<size_t>(n) < want) return;  // a short read: the socket is empty for now
       }
       if (p.in == Peer::In::Header) {
         if (p.in_header.magic != kMagic)
@@ -309,6 +316,7 @@ class TcpTransport final : public Transport {
   std::string address_;
   std::vector<Peer> peers_;
   SlotTable<Request> requests_;
+  ProgressPasses passes_;
   std::vector<pollfd> pollfds_;
   std::vector<int> polled_;
 };

@@ -4,6 +4,7 @@
 // matches exactly one message.
 #include <memory>
 
+#include "transports/progress_passes.h"
 #include "transports/registry.h"
 #include "transports/slot_table.h"
 #include "transports/ucx/ucx_worker.h"
@@ -34,7 +35,8 @@ class UcxTransport final : public Transport {
 
   bool test(RequestId id) override {
     Slot& slot = slots_[id];
-    const ucs_status_t status = worker_.poll(slot.request);
+    // One ucp_worker_progress per pass over the requests in flight (progress_passes.h).
+    const ucs_status_t status = worker_.poll(slot.request, passes_.start_pass(slot.seen));
     if (status == UCS_INPROGRESS) return false;
     slot.request = nullptr;
     slots_.release(id);
@@ -58,17 +60,19 @@ class UcxTransport final : public Transport {
   struct Slot {
     void* request;
     Message message;
+    ProgressPasses::Mark seen;
   };
   static ucp_tag_t make_tag(int from, uint32_t tag) { return (static_cast<ucp_tag_t>(from) << 32) | tag; }
 
   RequestId track(void* request, const Message& message) {
     if (UCS_PTR_IS_ERR(request)) ucx::check(UCS_PTR_STATUS(request), message.describe());
-    return slots_.add({request, message});
+    return slots_.add({request, message, passes_.current()});
   }
 
   Bootstrap& bootstrap_;
   ucx::Worker worker_;
   SlotTable<Slot> slots_;
+  ProgressPasses passes_;
 };
 
 }  // namespace

@@ -79,10 +79,10 @@ void Worker::wait(void* request, const std::string& what) {
   check(status, what);
 }
 
-ucs_status_t Worker::poll(void* request) {
+ucs_status_t Worker::poll(void* request, bool progress) {
   if (request == nullptr) return UCS_OK;  // completed at once
   if (UCS_PTR_IS_ERR(request)) return UCS_PTR_STATUS(request);
-  ucp_worker_progress(worker_);
+  if (progress) ucp_worker_progress(worker_);
   const ucs_status_t status = ucp_request_check_status(request);
   if (status != UCS_INPROGRESS) ucp_request_free(request);
   return status;

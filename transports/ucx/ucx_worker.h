@@ -32,9 +32,9 @@ class Worker {
   }
   // Drives `request` (from a *_nbx call) to completion; throws on error.
   void wait(void* request, const std::string& what);
-  // Progresses and polls `request` (from a *_nbx call): UCS_INPROGRESS while it runs, else
-  // its final status (the request is then freed).
-  ucs_status_t poll(void* request);
+  // Progresses (unless `progress` is false) and polls `request` (from a *_nbx call):
+  // UCS_INPROGRESS while it runs, else its final status (the request is then freed).
+  ucs_status_t poll(void* request, bool progress = true);
   std::string transports_in_use() const;  // e.g. "sm,self" from UCX_TLS, for the report
 
  private:
