@@ -106,16 +106,18 @@ else
 fi
 rm -f "$dir/report.md"
 "$sweep" --resume "$id" >"$work/r2" 2>&1
+job2=$(awk '$1 == "N8" { id = $2 } END { print id }' "$dir/jobs.txt")
 if wait_for "$dir/report.md" 180 && grep -qE '^\| N8 \| [0-9]+ \| 4 \| COMPLETED \| .* \| 0 \|$' "$dir/report.md" && grep -q "Every point completed." "$dir/report.md"; then
   pass "--resume: N8 submitted again and completed"
 else
   fail "resume: $(cat "$work/r2") $(grep '^| N8' "$dir/report.md" 2>/dev/null)
     N8 status: $(cat "$dir/N8/status" 2>/dev/null)
     jobs.txt: $(cat "$dir/jobs.txt" 2>/dev/null)
-    slurm: $(scontrol -o show job "$(awk '$1 == "N8" { id = $2 } END { print id }' "$dir/jobs.txt")" 2>&1 | grep -o 'JobState=[^ ]*\|Reason=[^ ]*\|ExitCode=[^ ]*\|StartTime=[^ ]*\|EndTime=[^ ]*' | tr '\n' ' ')
+    slurm: $(scontrol -o show job "$job2" 2>&1 | grep -o 'JobState=[^ ]*\|Reason=[^ ]*\|ExitCode=[^ ]*\|StartTime=[^ ]*\|EndTime=[^ ]*' | tr '\n' ' ')
     N8.out: $(tail -c 1500 "$dir/N8.out" 2>/dev/null)
     report.out: $(tail -c 1500 "$dir/report.out" 2>/dev/null)
-    bench.txt: $(tail -c 1500 "$dir/N8/bench.txt" 2>/dev/null)"
+    bench.txt: $(tail -c 1500 "$dir/N8/bench.txt" 2>/dev/null)
+    Slurm's log lines on job $job2: $(grep -h "JobId=$job2 \|StepId=$job2\.\|\[$job2\.\|job $job2 \|job_id $job2 " "$ARLAB_CLUSTER_DIR"/log/slurm*.log 2>/dev/null | grep -i 'error\|fail\|kill\|timeout\|exit' | tail -20)"
 fi
 
 "$cluster" down >/dev/null 2>&1
