@@ -50,6 +50,17 @@ ip -n arlab-n1 link show eth0 | grep -q " mtu 9000 " && pass "n1's link: MTU 900
 [ "$(sinfo -h -N -t idle -o %N | sort -u | tr '\n' ' ')" = "n1 n2 n3 n4 " ] && pass "sinfo: n1..n4 idle" || fail "sinfo: $(sinfo -N)"
 [ "$(timeout 60 srun -N 4 hostname | sort | tr '\n' ' ')" = "n1 n2 n3 n4 " ] && pass "srun -N 4 hostname: n1 n2 n3 n4" || fail "srun hostname"
 
+# The namespaces are machine-wide: a second directory (another user, another test) can neither
+# bring up a second cluster nor take this one down.
+if ! "$cluster" up --dir "$work/other" >"$work/up2" 2>&1 &&
+  grep -q "^local-cluster: a cluster is already up in $(cd "$ARLAB_CLUSTER_DIR" && pwd -P) " "$work/up2" &&
+  ! "$cluster" down --dir "$work/other" >"$work/down2" 2>&1 && grep -q "left up" "$work/down2" &&
+  [ "$(timeout 60 srun -N 4 hostname | sort | tr '\n' ' ')" = "n1 n2 n3 n4 " ]; then
+  pass "up and down from another --dir: refused, this cluster still up"
+else
+  fail "another --dir: up said '$(cat "$work/up2")', down said '$(cat "$work/down2")'; nodes: $(sinfo -h -N -o %N 2>&1 | tr '\n' ' ')"
+fi
+
 # Four ranks on two nodes through PMIx, every result checked; hier sees two nodes of two.
 if timeout 300 srun -N 2 -n 4 --mpi=pmix "$build/arlab" bench -a ring,hier,mpi -b 8 -e 1M -f 32 -n 3 -w 1 -c 1 \
   --json "$work/srun.json" >"$work/srun.out" 2>&1 &&
