@@ -9,6 +9,7 @@ set -u
 root=$(cd "$(dirname "$0")/../.." && pwd)
 cluster=$root/jobs/local-cluster sweep=$root/jobs/sweep
 source "$root/tests/cli/lib.sh"
+source "$root/jobs/sweep-lib.sh"  # latest_jobs
 export ARLAB_CLUSTER_DIR=$work/cluster
 
 command -v slurmctld >/dev/null || { echo "skip: slurm-wlm not installed"; exit 77; }
@@ -106,7 +107,7 @@ else
 fi
 rm -f "$dir/report.md"
 "$sweep" --resume "$id" >"$work/r2" 2>&1
-job2=$(awk '$1 == "N8" { id = $2 } END { print id }' "$dir/jobs.txt")
+job2=$(latest_jobs "$dir" | awk '$1 == "N8" { print $2 }')
 if wait_for "$dir/report.md" 180 && grep -qE '^\| N8 \| [0-9]+ \| 4 \| COMPLETED \| .* \| 0 \|$' "$dir/report.md" && grep -q "Every point completed." "$dir/report.md"; then
   pass "--resume: N8 submitted again and completed"
 else
