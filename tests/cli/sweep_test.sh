@@ -117,7 +117,7 @@ else
     slurm: $(scontrol -o show job "$job2" 2>&1 | grep -o 'JobState=[^ ]*\|Reason=[^ ]*\|ExitCode=[^ ]*\|StartTime=[^ ]*\|EndTime=[^ ]*' | tr '\n' ' ')
     N8.out: $(tail -c 1500 "$dir/N8.out" 2>/dev/null)
     report.out: $(tail -c 1500 "$dir/report.out" 2>/dev/null)
-    bench.txt (whole: the first error is often at its top): $(head -c 8000 "$dir/N8/bench.txt" 2>/dev/null)
+    bench.txt, its first 8 KB (the first error is near the top): $(head -c 8000 "$dir/N8/bench.txt" 2>/dev/null)
     Slurm's log lines on job $job2: $(grep -h "JobId=$job2 \|StepId=$job2\.\|\[$job2\.\|job $job2 \|job_id $job2 " "$ARLAB_CLUSTER_DIR"/log/slurm*.log 2>/dev/null | grep -i 'error\|fail\|kill\|timeout\|exit' | tail -20)"
 fi
 
